@@ -1,0 +1,49 @@
+"""layoutkit: GPU tensor layouts under one algebra.
+
+Triton's TritonGPU encodings and linear layouts, IREE's nested layouts, CuTe's shape:stride
+layouts and rocMLIR's coordinate transformations, read in their own syntax, compared as
+functions, converted with a cost, drawn, and executed on a lockstep SIMT simulator.
+
+Names are imported lazily so that ``import layoutkit`` stays light: the IR (xDSL), plotting
+(matplotlib) and CUDA code load only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from layoutkit.errors import LayoutError
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS = {
+    "LinearLayout": "layoutkit.core.linear",
+    "equivalent": "layoutkit.core.protocol",
+    "parse_layout": "layoutkit.layouts.parse",
+    "parse_tensor_type": "layoutkit.layouts.parse",
+    "default_blocked_encoding": "layoutkit.layouts.triton",
+    "NestedLayout": "layoutkit.layouts.iree",
+    "to_nested": "layoutkit.layouts.iree",
+    "plan_conversion": "layoutkit.convert",
+    "simulate": "layoutkit.backends.simt",
+    "emit_cuda": "layoutkit.backends.cuda",
+    "compile_cuda": "layoutkit.backends.cuda",
+    "run_cuda": "layoutkit.backends.cuda",
+}
+
+__all__ = ["LayoutError", "__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'layoutkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

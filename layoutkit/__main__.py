@@ -1,0 +1,5 @@
+import sys
+
+from layoutkit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Memory-access analysis: bank conflicts, coalescing, vector width, duplication, register counts."""

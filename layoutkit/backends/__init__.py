@@ -1,0 +1,1 @@
+"""Execution backends: the lockstep SIMT simulator and the CUDA C++ emitter."""

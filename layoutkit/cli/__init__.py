@@ -1,0 +1,81 @@
+"""The ``layoutkit`` command. Each subcommand lives in ``layoutkit.cli.<module>`` as a click
+command named ``command`` and is imported only when run, so ``layoutkit show`` never loads
+xDSL or matplotlib.
+
+Every user-caused error (a :class:`~layoutkit.errors.LayoutError`, bad options, a missing
+file) prints one ``error: ...`` line on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from layoutkit.errors import LayoutError
+
+# subcommand name -> (module, one-line help)
+SUBCOMMANDS = {
+    "show": ("layoutkit.cli.show", "Print a layout's tensor or hardware view (like triton-tensor-layout)."),
+    "render": ("layoutkit.cli.render", "Draw a layout as a picture (svg, png, pdf)."),
+    "convert": ("layoutkit.cli.convert", "Plan a layout conversion and print its cost."),
+    "transform": ("layoutkit.cli.transform", "Compose rocMLIR transform maps; bounds and index diffs."),
+    "simulate": ("layoutkit.cli.simulate", "Run a GPU kernel on the CPU simulator."),
+    "emit-cuda": ("layoutkit.cli.emit_cuda", "Print (and compile) CUDA C++ for a kernel module."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        entry = SUBCOMMANDS.get(name)
+        if entry is None:
+            return None
+        try:
+            module = importlib.import_module(entry[0])
+        except ModuleNotFoundError as err:
+            if err.name and err.name.startswith("layoutkit"):
+                raise click.UsageError(f"'{name}' is not available in this build") from None
+            raise click.UsageError(
+                f"'{name}' needs the optional package {err.name!r}; install it with pip"
+            ) from None
+        return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_text) for name, (_, help_text) in SUBCOMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="layoutkit")
+def cli() -> None:
+    """layoutkit: GPU tensor layouts — inspect, compare, convert, draw, simulate."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI, turning every user error into one ``error:`` line, exit 2."""
+    try:
+        cli.main(args=argv, prog_name="layoutkit", standalone_mode=False)
+    except LayoutError as err:
+        click.echo(f"error: {err}", err=True)
+        return 2
+    except click.exceptions.Exit as err:
+        return err.exit_code
+    except click.Abort:
+        click.echo("error: aborted", err=True)
+        return 2
+    except click.ClickException as err:
+        click.echo(f"error: {err.format_message()}", err=True)
+        return 2
+    except (OSError, UnicodeDecodeError) as err:
+        click.echo(f"error: {err}", err=True)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""One reader for MLIR-style attribute text, shared by every layout family.
+
+Every family's native syntax is an MLIR attribute: Triton's ``#ttg.blocked<{k = v, ...}>``,
+IREE's ``#iree_vector_ext.nested_layout<k = [...], ...>``, rocMLIR's
+``#rock.transform_map<affine_map<...> by [...] bounds = [...] -> [...]>``. This module
+tokenizes such text and reads the generic value grammar::
+
+    value   := INT | 'true' | 'false' | STRING | IDENT | list | attr
+    list    := '[' (value (',' value)*)? ']'
+    attr    := '#' NAME ('<' body '>')?          -- NAME may be dotted: ttg.blocked
+    body    := '{' entries '}' | entries | values
+    entries := IDENT '=' value (',' IDENT '=' value)*
+
+Families with a grammar of their own (rocMLIR's ``by [...]`` lists) use the
+:class:`Cursor` directly. Errors are :class:`~layoutkit.errors.LayoutError` that quote the
+text around the offending position.
+
+Example::
+
+    >>> attr = parse_attribute("#ttg.slice<{dim = 1, parent = #ttg.blocked<{order = [1, 0]}>}>")
+    >>> attr.name, attr.params["dim"], attr.params["parent"].params["order"]
+    ('ttg.slice', 1, [1, 0])
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from layoutkit.errors import LayoutError, quote
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<arrow>->)
+  | (?P<int>-?\d+)
+  | (?P<string>"(?:[^"\\]|\\.)*")
+  | (?P<hash>\#[A-Za-z_][\w.$]*)
+  | (?P<ident>[A-Za-z_][\w.$]*)
+  | (?P<punct>[<>{}\[\](),=:*+?!@^|-])
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # int, string, hash, ident, punct, arrow, end
+    text: str
+    pos: int
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split ``text`` into tokens; an unknown character is a :class:`LayoutError`."""
+    if not isinstance(text, str):
+        raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise LayoutError(
+                f"layout text: unexpected character {quote(text[pos])} at column {pos + 1} "
+                f"in {quote(text)}"
+            )
+        kind = m.lastgroup
+        assert kind is not None
+        if kind != "ws":
+            tokens.append(Token(kind, m.group(), pos))
+        pos = m.end()
+    tokens.append(Token("end", "", len(text)))
+    return tokens
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A parsed ``#name<...>`` attribute: its dotted name and its parameters.
+
+    ``params`` is a dict for ``{k = v}`` / ``k = v`` bodies, a list for positional bodies,
+    and None when the attribute has no ``<...>``.
+    """
+
+    name: str
+    params: Any = None
+    text: str = field(default="", compare=False)
+
+
+class Cursor:
+    """A position in a token list with the helpers every hand-written grammar needs."""
+
+    def __init__(self, text: str, aliases: dict[str, Attribute] | None = None):
+        self.text = text
+        self.tokens = tokenize(text)
+        self.index = 0
+        self.aliases = aliases or {}
+
+    # -- looking -------------------------------------------------------------
+    @property
+    def peek(self) -> Token:
+        return self.tokens[self.index]
+
+    def at(self, text: str) -> bool:
+        return self.peek.text == text and self.peek.kind != "string"
+
+    def at_end(self) -> bool:
+        return self.peek.kind == "end"
+
+    # -- consuming -----------------------------------------------------------
+    def next(self) -> Token:
+        tok = self.tokens[self.index]
+        if tok.kind != "end":
+            self.index += 1
+        return tok
+
+    def accept(self, text: str) -> bool:
+        if self.at(text):
+            self.index += 1
+            return True
+        return False
+
+    def expect(self, text: str, what: str = "") -> Token:
+        if not self.at(text):
+            self.fail(f"expected {quote(text)}{' ' + what if what else ''}")
+        return self.next()
+
+    def expect_kind(self, kind: str, what: str) -> Token:
+        if self.peek.kind != kind:
+            self.fail(f"expected {what}")
+        return self.next()
+
+    def expect_end(self) -> None:
+        if not self.at_end():
+            self.fail("unexpected trailing text")
+
+    def fail(self, message: str, token: Token | None = None) -> None:
+        tok = token or self.peek
+        found = "end of text" if tok.kind == "end" else quote(tok.text)
+        raise LayoutError(
+            f"{message}, found {found} at column {tok.pos + 1} in {quote(self.text, 200)}"
+        )
+
+    # -- the generic value grammar ---------------------------------------------
+    def value(self) -> Any:
+        tok = self.peek
+        if tok.kind == "int":
+            self.next()
+            return int(tok.text)
+        if tok.kind == "string":
+            self.next()
+            return bytes(tok.text[1:-1], "utf-8").decode("unicode_escape")
+        if tok.kind == "ident":
+            self.next()
+            if tok.text == "true":
+                return True
+            if tok.text == "false":
+                return False
+            return tok.text
+        if tok.kind == "hash":
+            return self.attribute()
+        if tok.text == "[":
+            return self.list_value()
+        self.fail("expected a value")
+
+    def list_value(self) -> list:
+        self.expect("[")
+        items: list = []
+        if not self.accept("]"):
+            items.append(self.value())
+            while self.accept(","):
+                items.append(self.value())
+            self.expect("]", "to close a list")
+        return items
+
+    def attribute(self) -> Attribute:
+        start = self.peek.pos
+        tok = self.expect_kind("hash", "an attribute starting with '#'")
+        name = tok.text[1:]
+        if not self.at("<"):
+            if name in self.aliases:
+                return self.aliases[name]
+            return Attribute(name, None, tok.text)
+        self.expect("<")
+        params = self.body()
+        end_tok = self.expect(">", f"to close {quote('#' + name + '<')}")
+        return Attribute(name, params, self.text[start : end_tok.pos + 1])
+
+    def body(self) -> Any:
+        if self.accept("{"):
+            params = self.entries("}")
+            self.expect("}", "to close the '{' of the parameters")
+            return params
+        if self.at(">"):
+            return {}
+        if self.peek.kind == "ident" and self.tokens[self.index + 1].text == "=":
+            return self.entries(">")
+        items = [self.value()]
+        while self.accept(","):
+            items.append(self.value())
+        return items
+
+    def entries(self, closer: str) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        if self.at(closer):
+            return params
+        while True:
+            key_tok = self.expect_kind("ident", "a parameter name")
+            if key_tok.text in params:
+                self.fail(f"parameter {quote(key_tok.text)} given twice", key_tok)
+            self.expect("=", f"after {quote(key_tok.text)}")
+            params[key_tok.text] = self.value()
+            if not self.accept(","):
+                return params
+
+
+_ALIAS_LINE = re.compile(r"^\s*#([A-Za-z_][\w.$]*)\s*=\s*(.+?)\s*$")
+
+
+def parse_aliases(text: str) -> dict[str, Attribute]:
+    """Read ``#name = #attr<...>`` definition lines (as in a .ttgir file), in order.
+
+    Lines that are not alias definitions are ignored; a definition may use earlier aliases.
+    """
+    aliases: dict[str, Attribute] = {}
+    for line in text.splitlines():
+        m = _ALIAS_LINE.match(line)
+        if m is None or not m.group(2).startswith("#"):
+            continue
+        cursor = Cursor(m.group(2), aliases)
+        value = cursor.attribute()
+        cursor.expect_end()
+        aliases[m.group(1)] = value
+    return aliases
+
+
+def parse_attribute(text: str, aliases: dict[str, Attribute] | None = None) -> Attribute:
+    """Parse one whole attribute text; trailing text is an error."""
+    cursor = Cursor(text.strip(), aliases)
+    attr = cursor.attribute()
+    cursor.expect_end()
+    return attr

@@ -1,0 +1,1 @@
+"""Kernel IR on xDSL (MLIR-compatible text): dialects and ops layoutkit adds."""

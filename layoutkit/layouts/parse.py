@@ -1,0 +1,108 @@
+"""``parse_layout``: one entry point for every family's native layout text.
+
+The family is chosen from the text's prefix:
+
+============================  ===================================
+``#ttg.`` / ``#triton_gpu.``  Triton encodings (``layouts.triton``)
+``#iree_vector_ext.``         IREE nested layouts (``layouts.iree``)
+``#rock.``                    rocMLIR transform maps (``layouts.rock``)
+``shape:stride`` (no ``#``)   CuTe layouts (``layouts.cute``)
+============================  ===================================
+
+Each family module provides ``parse_text(text, aliases, **options)``; options a family does
+not use (``subgroup_size`` for a Triton layout, say) are ignored by it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+from layoutkit.core.text import Attribute, parse_aliases
+from layoutkit.errors import LayoutError, quote
+
+# text prefix -> family module
+FAMILIES = {
+    "#ttg.": "layoutkit.layouts.triton",
+    "#triton_gpu.": "layoutkit.layouts.triton",
+    "#iree_vector_ext.": "layoutkit.layouts.iree",
+    "#rock.": "layoutkit.layouts.rock",
+}
+CUTE_FAMILY = "layoutkit.layouts.cute"
+
+
+def parse_layout(
+    text: str,
+    *,
+    aliases: dict[str, Attribute] | str | None = None,
+    **options: Any,
+) -> Any:
+    """Parse a layout written in any supported family's syntax.
+
+    ``aliases`` maps alias names to attributes, or is the text of a file whose
+    ``#name = #attr<...>`` lines define them; ``text`` may itself be an alias (``#mma``).
+    ``options`` bind hardware sizes a family's text does not carry, e.g.
+    ``subgroup_size=64, num_subgroups=4`` for IREE nested layouts.
+
+    >>> parse_layout("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], "
+    ...              "warpsPerCTA = [4, 1], order = [1, 0]}>").size_per_thread
+    (1, 4)
+    """
+    if not isinstance(text, str):
+        raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
+    if isinstance(aliases, str):
+        aliases = parse_aliases(aliases)
+    aliases = dict(aliases or {})
+    text = text.strip()
+    if not text:
+        raise LayoutError("layout text: empty")
+    alias = re.fullmatch(r"#([A-Za-z_][\w.$]*)", text)
+    if alias and alias.group(1) in aliases:
+        text = aliases[alias.group(1)].text
+    for prefix, module in FAMILIES.items():
+        if text.startswith(prefix):
+            return _family(module).parse_text(text, aliases, **options)
+    if text.startswith("#"):
+        name = re.match(r"#[\w.$]*", text).group()  # type: ignore[union-attr]
+        known = ", ".join(sorted({p.rstrip('.') for p in FAMILIES}))
+        raise LayoutError(f"layout text: unknown layout family or alias {quote(name)} (known: {known}, CuTe 'shape:stride')")
+    return _family(CUTE_FAMILY).parse_text(text, aliases, **options)
+
+
+def _family(module: str) -> Any:
+    return importlib.import_module(module)
+
+
+_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:\d+\s*x\s*)+)([A-Za-z]\w*)\s*(?:,\s*(.*))?>$")
+ELEMENT_BITS = {
+    "i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "ui8": 8, "si8": 8,
+    "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32,
+    "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8, "f8E4M3": 8, "fp8": 8,
+    "f4E2M1FN": 4,
+}
+
+
+def parse_tensor_type(text: str) -> tuple[tuple[int, ...], str]:
+    """``"tensor<16x16xf16>"`` -> ``((16, 16), "f16")``; an encoding after a comma is allowed
+    and ignored (parse it with :func:`parse_layout`)."""
+    if not isinstance(text, str):
+        raise LayoutError(f"tensor type: expected a string, got {quote(repr(text))}")
+    m = _TENSOR_TYPE.match(text.strip())
+    if m is None:
+        raise LayoutError(f"tensor type: expected 'tensor<DxDx...xTYPE>', got {quote(text)}")
+    dims = tuple(int(d) for d in re.findall(r"\d+", m.group(1)))
+    if any(d <= 0 for d in dims):
+        raise LayoutError(f"tensor type: dims must be positive, got {quote(text)}")
+    element = m.group(2)
+    if element not in ELEMENT_BITS:
+        raise LayoutError(f"tensor type: unknown element type {quote(element)} in {quote(text)}")
+    return dims, element
+
+
+def element_bits(element: str) -> int:
+    """Bit width of an MLIR element type name (``f16`` -> 16); LayoutError if unknown."""
+    try:
+        return ELEMENT_BITS[element]
+    except KeyError:
+        raise LayoutError(f"element type: unknown {quote(element)} (known: {', '.join(ELEMENT_BITS)})") from None

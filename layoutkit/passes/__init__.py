@@ -1,0 +1,1 @@
+"""Compiler passes over the kernel IR."""

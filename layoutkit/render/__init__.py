@@ -1,0 +1,1 @@
+"""Views: text views compatible with triton-tensor-layout, pictures (matplotlib)."""
