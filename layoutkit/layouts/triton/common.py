@@ -1,0 +1,374 @@
+"""Helpers shared by the TritonGPU encodings: reading fields, checking them, printing them,
+and building linear-layout bases the way Triton's ``LinearLayoutConversions.cpp`` does.
+
+Reading. :class:`Fields` wraps the ``{key = value}`` parameters of one attribute; every
+reader names the field and quotes the attribute in its :class:`~layoutkit.errors.LayoutError`::
+
+    >>> from layoutkit.core.text import parse_attribute
+    >>> f = Fields(parse_attribute("#ttg.blocked<{order = [1, x]}>"), "blocked")
+    >>> f.ints("order")
+    Traceback (most recent call last):
+    ...
+    layoutkit.errors.LayoutError: order: expected a list of integers, got '[1, x]' in '#ttg.blocked<{order = [1, x]}>'
+
+Building. :class:`Draft` is a small, mutable-free stand-in for Triton's ``LinearLayout``
+while an encoding is being assembled: bases per in-dim (each basis a full-rank tuple of
+tensor coordinates), the out-dim order (which matters: Triton adds repetition registers
+in out-dim order) and the out-dim sizes. Its operations are exactly the handful Triton
+uses to build encodings (``identity1D``, ``zeros1D``, ``operator*``, ``transposeOuts``,
+``ensureLayoutNotSmallerThan`` / ``NotLargerThan``); :meth:`Draft.build` turns it into one
+:class:`~layoutkit.core.linear.LinearLayout`. Assembling plain tuples and constructing the
+LinearLayout once keeps ``to_linear_layout`` well under 100 us.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from layoutkit.core.protocol import check_shape
+from layoutkit.core.text import Attribute
+from layoutkit.errors import LayoutError, quote
+
+DISTRIBUTED_IN_DIMS = ("register", "lane", "warp", "block")
+_MISSING = object()
+
+
+# --------------------------------------------------------------------------------------
+# printing
+# --------------------------------------------------------------------------------------
+def value_text(value: Any) -> str:
+    """A parsed attribute value printed back in MLIR style (for messages and ``__str__``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Attribute):
+        return value.text or "#" + value.name
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    return str(value)
+
+
+def ints_text(values: Iterable[int]) -> str:
+    """``(1, 4)`` -> ``'[1, 4]'``."""
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def bases_text(bases: Iterable[Iterable[int]]) -> str:
+    """``((0, 1), (8, 0))`` -> ``'[[0, 1], [8, 0]]'``."""
+    return "[" + ", ".join(ints_text(b) for b in bases) + "]"
+
+
+def bool_text(value: bool) -> str:
+    return "true" if value else "false"
+
+
+# --------------------------------------------------------------------------------------
+# reading
+# --------------------------------------------------------------------------------------
+class Fields:
+    """The parameters of one ``#ttg.<name><{...}>`` attribute, read field by field.
+
+    Every read marks the key as used; :meth:`finish` rejects keys nobody read.
+    """
+
+    def __init__(self, attr: Attribute, encoding: str, aliases: dict[str, Attribute] | None = None):
+        if not isinstance(attr.params, dict):
+            raise LayoutError(f"{encoding}: expected '<{{key = value, ...}}>' parameters in {quote(attr.text)}")
+        self.attr = attr
+        self.encoding = encoding
+        self.aliases = aliases or {}
+        self.params: dict[str, Any] = attr.params
+        self.used: set[str] = set()
+
+    # -- generic -------------------------------------------------------------------
+    def fail(self, key: str, message: str) -> LayoutError:
+        return LayoutError(f"{key}: {message} in {quote(self.attr.text, 200)}")
+
+    def has(self, key: str) -> bool:
+        return key in self.params
+
+    def raw(self, key: str, default: Any = _MISSING) -> Any:
+        if key not in self.params:
+            if default is _MISSING:
+                raise LayoutError(
+                    f"{key}: missing field of #ttg.{self.encoding} in {quote(self.attr.text, 200)}"
+                )
+            return default
+        self.used.add(key)
+        return self.params[key]
+
+    def finish(self) -> None:
+        unknown = [k for k in self.params if k not in self.used]
+        if unknown:
+            raise LayoutError(
+                f"{unknown[0]}: unknown field of #ttg.{self.encoding} in {quote(self.attr.text, 200)}"
+            )
+
+    # -- typed ---------------------------------------------------------------------
+    def int(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> int:
+        value = self.raw(key, default)
+        if not _is_int(value):
+            raise self.fail(key, f"expected an integer, got {quote(value_text(value))}")
+        if value < minimum:
+            raise self.fail(key, f"expected an integer >= {minimum}, got {quote(value_text(value))}")
+        return int(value)
+
+    def bool(self, key: str, default: Any = _MISSING) -> bool:
+        value = self.raw(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(key, f"expected 'true' or 'false', got {quote(value_text(value))}")
+        return value
+
+    def ints(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> tuple[int, ...]:
+        value = self.raw(key, default)
+        if isinstance(value, tuple):
+            value = list(value)
+        if not isinstance(value, list) or not all(_is_int(v) for v in value):
+            raise self.fail(key, f"expected a list of integers, got {quote(value_text(value))}")
+        if any(v < minimum for v in value):
+            what = "positive integers" if minimum == 1 else f"integers >= {minimum}"
+            raise self.fail(key, f"expected a list of {what}, got {quote(value_text(value))}")
+        return tuple(int(v) for v in value)
+
+    def bases(self, key: str, default: Any = _MISSING) -> tuple[tuple[int, ...], ...]:
+        """A list of integer lists, e.g. ``[[0, 1], [8, 0]]``."""
+        value = self.raw(key, default)
+        if isinstance(value, tuple):
+            value = list(value)
+        ok = isinstance(value, list) and all(
+            isinstance(b, (list, tuple)) and all(_is_int(v) for v in b) for b in value
+        )
+        if not ok:
+            raise self.fail(key, f"expected a list of integer lists like [[0, 1]], got {quote(value_text(value))}")
+        if any(v < 0 for b in value for v in b):
+            raise self.fail(key, f"expected non-negative integers, got {quote(value_text(value))}")
+        return tuple(tuple(int(v) for v in b) for b in value)
+
+    def attribute(self, key: str) -> Attribute:
+        value = self.raw(key)
+        if not isinstance(value, Attribute):
+            raise self.fail(key, f"expected an attribute like '#ttg.blocked<{{...}}>' or an alias, got {quote(value_text(value))}")
+        return value
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------------------
+# checking
+# --------------------------------------------------------------------------------------
+def is_power_of_two(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+def log2(value: int) -> int:
+    return value.bit_length() - 1
+
+
+def check_ints(field: str, values: Any, *, minimum: int = 0) -> tuple[int, ...]:
+    """``values`` as a tuple of ints >= ``minimum`` (for constructor arguments)."""
+    try:
+        items = tuple(values)
+    except TypeError:
+        raise LayoutError(f"{field}: expected a list of integers, got {quote(values)}") from None
+    if not all(_is_int(v) or (hasattr(v, "__index__") and not isinstance(v, bool)) for v in items):
+        raise LayoutError(f"{field}: expected a list of integers, got {quote(list(items))}")
+    items = tuple(int(v) for v in items)
+    if any(v < minimum for v in items):
+        raise LayoutError(f"{field}: expected integers >= {minimum}, got {quote(ints_text(items))}")
+    return items
+
+
+def check_powers_of_two(field: str, values: Sequence[int]) -> None:
+    if not all(is_power_of_two(v) for v in values):
+        raise LayoutError(f"{field}: every entry must be a power of two, got {quote(ints_text(values))}")
+
+
+def check_rank(field: str, values: Sequence[Any], rank: int, reference: str) -> None:
+    if len(values) != rank:
+        raise LayoutError(
+            f"{field}: has rank {len(values)} but {reference} has rank {rank} "
+            f"(got {quote(value_text(list(values)))})"
+        )
+
+
+def check_permutation(field: str, order: Sequence[int]) -> None:
+    if sorted(order) != list(range(len(order))):
+        raise LayoutError(f"{field}: must be a permutation of 0..{len(order) - 1}, got {quote(ints_text(order))}")
+
+
+def check_tensor_shape(shape: Any, rank: int, encoding: str) -> tuple[int, ...]:
+    """A tensor shape for an encoding of ``rank``: positive powers of two, the right rank."""
+    dims = check_shape(shape)
+    if len(dims) != rank:
+        raise LayoutError(f"shape: {quote(ints_text(dims))} has rank {len(dims)} but the {encoding} layout has rank {rank}")
+    if not all(is_power_of_two(d) for d in dims):
+        raise LayoutError(
+            f"shape: Triton's {encoding} layout covers power-of-two shapes only, got {quote(ints_text(dims))}"
+        )
+    return dims
+
+
+# --------------------------------------------------------------------------------------
+# building
+# --------------------------------------------------------------------------------------
+def _next_power_of_two_above(value: int) -> int:
+    """llvm::NextPowerOf2: the smallest power of two strictly greater than ``value``."""
+    return 1 << value.bit_length()
+
+
+@dataclass(frozen=True, eq=False)
+class Draft:
+    """A linear layout under construction, in Triton's terms (see the module docstring).
+
+    ``bases[in_dim]`` is a tuple of bases, each a tuple of ``rank`` tensor coordinates;
+    ``dims`` is the out-dim order (tensor-dim indices; a dim not yet produced is absent);
+    ``sizes[d]`` is the out-dim size of tensor dim ``d`` (1 where absent).
+
+    Example: ``Draft.identity(2, "register", 1, rank=2) * Draft.identity(4, "lane", 0, rank=2)``
+    has ``bases == {"register": ((0, 1),), "lane": ((1, 0), (2, 0))}``, ``dims == (1, 0)``
+    and ``sizes == (4, 2)``.
+    """
+
+    rank: int
+    bases: dict[str, tuple[tuple[int, ...], ...]]
+    dims: tuple[int, ...]
+    sizes: tuple[int, ...]
+
+    # -- constructors (Triton's identity1D / zeros1D / empty) -----------------------
+    @classmethod
+    def empty(cls, rank: int) -> Draft:
+        return cls(rank, {}, (), (1,) * rank)
+
+    @classmethod
+    def identity(cls, size: int, in_dim: str, dim: int, *, rank: int) -> Draft:
+        """``identity1D(size, in_dim, dim)``: input ``i`` -> coordinate ``i`` along ``dim``."""
+        bases = tuple(_unit(rank, dim, 1 << i) for i in range(log2(size)))
+        sizes = tuple(size if d == dim else 1 for d in range(rank))
+        return cls(rank, {in_dim: bases}, (dim,), sizes)
+
+    @classmethod
+    def zeros(cls, size: int, in_dim: str, dim: int, *, rank: int) -> Draft:
+        """``zeros1D(size, in_dim, dim)``: every input -> coordinate 0 (broadcast)."""
+        bases = tuple((0,) * rank for _ in range(log2(size)))
+        return cls(rank, {in_dim: bases}, (dim,), (1,) * rank)
+
+    @classmethod
+    def from_bases(cls, rank: int, bases: dict[str, Sequence[Sequence[int]]], dims: Sequence[int]) -> Draft:
+        """``LinearLayout(bases, outDimNames)`` with sizes inferred from the bases; the
+        bases are given per in-dim as full-rank tensor coordinates."""
+        frozen = {k: tuple(tuple(int(x) for x in b) for b in v) for k, v in bases.items()}
+        return cls(rank, frozen, tuple(dims), _inferred_sizes(rank, frozen))
+
+    @classmethod
+    def identity_nd(cls, in_dim: str, shape: Sequence[int], order: Sequence[int]) -> Draft:
+        """Triton's ``identityStandardND``: ``in_dim`` walks ``shape`` with ``order[0]`` fastest."""
+        rank = len(shape)
+        draft = cls.empty(rank)
+        for dim in order:
+            draft = draft * cls.identity(shape[dim], in_dim, dim, rank=rank)
+        return draft
+
+    # -- algebra ----------------------------------------------------------------------
+    def __mul__(self, other: Draft) -> Draft:
+        """Triton's ``operator*``: in-dims and out-dims united; ``other``'s bases come after
+        ``self``'s and are scaled by ``self``'s out-dim sizes."""
+        bases = dict(self.bases)
+        scale = self.sizes
+        for in_dim, other_bases in other.bases.items():
+            shifted = tuple(tuple(v * s for v, s in zip(b, scale)) for b in other_bases)
+            bases[in_dim] = bases.get(in_dim, ()) + shifted
+        dims = self.dims + tuple(d for d in other.dims if d not in self.dims)
+        sizes = tuple(a * b for a, b in zip(self.sizes, other.sizes))
+        return Draft(self.rank, bases, dims, sizes)
+
+    def with_dims(self, dims: Sequence[int]) -> Draft:
+        """``transposeOuts``: the same map with the out-dims listed in ``dims`` order."""
+        return Draft(self.rank, self.bases, tuple(dims), self.sizes)
+
+    def with_in_dims(self, names: Sequence[str]) -> Draft:
+        """The in-dims in ``names`` order; a missing one gets no bases (size 1)."""
+        return Draft(self.rank, {n: self.bases.get(n, ()) for n in names}, self.dims, self.sizes)
+
+    def not_smaller_than(self, shape: Sequence[int], in_dim: str = "register") -> Draft:
+        """``ensureLayoutNotSmallerThan``: repeat over ``in_dim`` (in out-dim order) until
+        every out-dim is at least ``shape``."""
+        draft = self
+        for dim in self.dims:
+            actual, desired = self.sizes[dim], shape[dim]
+            if desired > actual:
+                draft = draft * Draft.identity(desired // actual, in_dim, dim, rank=self.rank)
+        return draft
+
+    def not_larger_than(self, shape: Sequence[int], broadcast_registers: bool = True) -> Draft:
+        """``ensureLayoutNotLargerThan``: zero the largest bases of each out-dim until it is
+        no larger than ``shape``; with ``broadcast_registers=False`` such register bases are
+        dropped instead of zeroed. Out-dim sizes are then inferred from the bases."""
+        bases = {k: [list(b) for b in v] for k, v in self.bases.items()}
+        dropped: set[int] = set()
+        for dim in self.dims:
+            actual, desired = self.sizes[dim], shape[dim]
+            if actual <= desired:
+                continue
+            candidates = [
+                (b[dim], in_dim, i)
+                for in_dim, in_bases in bases.items()
+                for i, b in enumerate(in_bases)
+                if b[dim] != 0
+            ]
+            # largest first; Python's sort is stable where Triton's llvm::sort is not
+            candidates.sort(key=lambda c: -c[0])
+            for _, in_dim, i in candidates:
+                if actual <= desired:
+                    break
+                if not broadcast_registers and in_dim == "register":
+                    dropped.add(i)
+                else:
+                    bases[in_dim][i][dim] = 0
+                actual >>= 1
+        if dropped:
+            bases["register"] = [b for i, b in enumerate(bases["register"]) if i not in dropped]
+        frozen = {k: tuple(tuple(b) for b in v) for k, v in bases.items()}
+        return Draft(self.rank, frozen, self.dims, _inferred_sizes(self.rank, frozen))
+
+    # -- result -----------------------------------------------------------------------
+    def build(self, in_dims: Sequence[str] = DISTRIBUTED_IN_DIMS, sizes: Sequence[int] | None = None):
+        """The :class:`~layoutkit.core.linear.LinearLayout` (in-dims in ``in_dims`` order,
+        out-dims ``dim0, dim1, ...`` of ``sizes``, by default the draft's sizes)."""
+        from layoutkit.core.linear import LinearLayout
+
+        out_sizes = self.sizes if sizes is None else sizes
+        bases = {name: [list(b) for b in self.bases.get(name, ())] for name in in_dims}
+        return LinearLayout(bases, {f"dim{d}": int(s) for d, s in enumerate(out_sizes)})
+
+
+def _unit(rank: int, dim: int, value: int) -> tuple[int, ...]:
+    return tuple(value if d == dim else 0 for d in range(rank))
+
+
+def _inferred_sizes(rank: int, bases: dict[str, tuple[tuple[int, ...], ...]]) -> tuple[int, ...]:
+    sizes = [1] * rank
+    for in_bases in bases.values():
+        for b in in_bases:
+            for d, v in enumerate(b):
+                if v:
+                    sizes[d] = max(sizes[d], _next_power_of_two_above(v))
+    return tuple(sizes)
+
+
+def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Sequence[int]) -> Draft:
+    """Triton's ``combineCtaCgaWithShape``: fit the CGA layout (``block`` bases) and the
+    per-CTA layout (``register``/``lane``/``warp`` or ``offset``) to ``shape`` and multiply.
+
+    The CGA layout is first cut to ``shape``; each CTA then covers ``shape / cga size``
+    (at least 1), repeating over registers where larger and broadcasting where smaller.
+    """
+    rank = len(shape)
+    cga = Draft.from_bases(rank, {"block": cga_bases}, range(rank)).not_larger_than(shape)
+    cga = cga.with_dims(cta.dims)
+    cta_shape = [max(1, s // c) for s, c in zip(shape, cga.sizes)]
+    first_in_dim = next(iter(cta.bases), "register")
+    cta = cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape)
+    return (cta * cga).with_dims(range(rank))
