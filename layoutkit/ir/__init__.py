@@ -1,1 +1,62 @@
-"""Kernel IR on xDSL (MLIR-compatible text): dialects and ops layoutkit adds."""
+"""Kernel IR on xDSL (MLIR-compatible text).
+
+A kernel module is MLIR text: ``module { gpu.module @m { gpu.func @k(...) kernel { ... } } }``
+using xDSL's upstream dialects ``arith``, ``math``, ``memref``, ``vector``, ``scf``, ``func``
+plus the ops layoutkit defines (xDSL's ``gpu`` ops parse only in generic form, so layoutkit
+subclasses them with MLIR's custom syntax; the rest xDSL lacks):
+
+gpu (layoutkit.ir.gpu)                     operands / properties
+    gpu.module @name { ... }               sym_name; region body
+    gpu.func @name(args) kernel { ... }    sym_name, function_type, kernel (UnitAttr); body
+    gpu.return
+    gpu.thread_id|block_id|block_dim|grid_dim|global_id x|y|z   dimension (DimensionAttr) -> index
+    gpu.lane_id                            -> index
+    gpu.subgroup_size : index              -> index
+    gpu.barrier
+    gpu.shuffle MODE %v, %off, %w : T      value, offset (i32), width (i32); mode (StringAttr
+                                           xor|up|down|idx) -> result (T), valid (i1)
+    gpu.subgroup_reduce KIND %v [uniform] [cluster(size = N)] : (T) -> T
+                                           value; op (StringAttr), uniform, cluster_size -> result
+    #gpu.address_space<workgroup>          AddressSpaceAttr(value: StringAttr); a memref in it
+                                           (or in integer space 3) made by memref.alloc is
+                                           shared memory, one copy per block
+nvgpu (layoutkit.ir.nvgpu)
+    nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>,
+        vector<2x2xf32>) -> vector<2x2xf32>
+                                           matrix_a, matrix_b, matrix_c; mma_shape ("mmaShape",
+                                           ArrayAttr of i64) -> res; also [16, 8, 8]
+
+``parse_module(text)`` parses and verifies, raising :class:`layoutkit.LayoutError` with the
+line; ``print_module(module)`` prints MLIR text that parses back; ``kernels(module)`` lists
+the kernel ``gpu.func`` ops; ``op_line(op)`` gives an op's source line.
+"""
+
+from __future__ import annotations
+
+from layoutkit.errors import LayoutError
+from layoutkit.ir.context import make_context, op_line, parse_module
+from layoutkit.ir.gpu import FuncOp
+from layoutkit.ir.nvgpu import MmaSyncOp
+
+
+def print_module(module) -> str:
+    """The module as MLIR text (custom syntax), which :func:`parse_module` reads back."""
+    return str(module)
+
+
+def kernels(module) -> dict[str, FuncOp]:
+    """The kernel functions of ``module`` by name."""
+    return {op.sym_name.data: op for op in module.walk()
+            if isinstance(op, FuncOp) and op.kernel is not None}
+
+
+def find_kernel(module, name: str) -> FuncOp:
+    """The kernel called ``name``, or a LayoutError listing the kernels there are."""
+    found = kernels(module)
+    if name not in found:
+        raise LayoutError(f"kernel: no kernel named '{name}' (module has: {', '.join(found) or 'none'})")
+    return found[name]
+
+
+__all__ = ["FuncOp", "MmaSyncOp", "find_kernel", "kernels", "make_context", "op_line",
+           "parse_module", "print_module"]

@@ -1,0 +1,81 @@
+"""The xDSL context for kernel modules, and ``parse_module`` (parse + verify, errors with lines)."""
+
+from __future__ import annotations
+
+import weakref
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, math, memref, scf, vector
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+from layoutkit.errors import LayoutError
+from layoutkit.ir.gpu import GPU
+from layoutkit.ir.nvgpu import NVGPU
+
+
+def make_context() -> Context:
+    """A context with the upstream dialects kernels use plus layoutkit's ``gpu`` and ``nvgpu``."""
+    ctx = Context()
+    for dialect in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef,
+                    vector.Vector, scf.Scf, GPU, NVGPU):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+class _LocatingParser(Parser):
+    """A parser that remembers the source line of every operation it builds."""
+
+    def __init__(self, ctx: Context, text: str):
+        super().__init__(ctx, text)
+        self.text = text
+        self.op_lines: weakref.WeakKeyDictionary[Operation, int] = weakref.WeakKeyDictionary()
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        self.op_lines[op] = self.text.count("\n", 0, start) + 1
+        return op
+
+
+def _line_of(err: ParseError, text: str) -> str:
+    start = err.span.start
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    source = text.splitlines()[line - 1].strip() if text.splitlines() else ""
+    return f"line {line}, column {column}: {err.msg} (in '{source}')"
+
+
+def parse_module(text: str) -> ModuleOp:
+    """Parse MLIR text holding a ``gpu.module`` of kernels and verify it.
+
+    Raises :class:`~layoutkit.LayoutError` naming the line, e.g.
+    ``line 4, column 14: Operation gpu.foo is not registered``.
+    The source line of each op is kept for error reports: :func:`op_line`.
+    """
+    parser = _LocatingParser(make_context(), text)
+    try:
+        module = parser.parse_module()
+    except ParseError as err:
+        raise LayoutError(_line_of(err, text)) from None
+    except DiagnosticException as err:
+        raise LayoutError(f"parse error: {err}") from None
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, DiagnosticException, ValueError) as err:
+            line = parser.op_lines.get(op)
+            where = f"line {line}: " if line else ""
+            raise LayoutError(f"{where}{op.name}: {err}") from None
+    _OP_LINES.update(parser.op_lines)
+    return module
+
+
+_OP_LINES: weakref.WeakKeyDictionary[Operation, int] = weakref.WeakKeyDictionary()
+
+
+def op_line(op: Operation) -> int | None:
+    """The source line of ``op`` if it came from :func:`parse_module`, else None."""
+    return _OP_LINES.get(op)

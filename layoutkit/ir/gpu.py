@@ -1,0 +1,436 @@
+"""The ``gpu`` dialect as kernels use it, in MLIR's custom syntax.
+
+xDSL 0.74 defines most ``gpu`` ops but parses and prints them only in the generic form
+(``"gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index``). layoutkit subclasses
+those ops to add MLIR's custom syntax, and defines the ops xDSL lacks:
+
+    gpu.module @kernels { ... }
+    gpu.func @name(%a: memref<1024xf32>, ...) kernel [attributes {...}] { ... gpu.return }
+    %t = gpu.thread_id x          (also block_id, block_dim, grid_dim, global_id: x|y|z)
+    %l = gpu.lane_id
+    gpu.barrier
+    %v, %ok = gpu.shuffle xor %value, %offset, %width : f32      (xor | up | down | idx)
+    %r = gpu.subgroup_reduce add %value [uniform] [cluster(size = 4)] : (f32) -> f32
+    memref<32x33xf32, #gpu.address_space<workgroup>>   (shared memory, via memref.alloc)
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import gpu as upstream
+from xdsl.dialects.builtin import (
+    I1,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
+    UnitAttr,
+    VectorType,
+    i1,
+    i32,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    attr_def,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    NoTerminator,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+ADDRESS_SPACES = ("global", "workgroup", "private")
+SHUFFLE_MODES = ("xor", "up", "down", "idx")
+REDUCE_KINDS = (
+    "add", "mul", "minui", "minsi", "minnumf", "maxui", "maxsi", "maxnumf",
+    "and", "or", "xor", "minimumf", "maximumf",
+)
+
+
+@irdl_attr_definition
+class AddressSpaceAttr(ParametrizedAttribute):
+    """``#gpu.address_space<workgroup>``: the memory space of a memref (shared memory)."""
+
+    name = "gpu.address_space"
+    value: StringAttr
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.value.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            word = parser.parse_identifier()
+            if word not in ADDRESS_SPACES:
+                parser.raise_error(
+                    f"address space must be one of {', '.join(ADDRESS_SPACES)}, got '{word}'",
+                    pos, parser.pos,
+                )
+        return [StringAttr(word)]
+
+    def verify(self) -> None:
+        if self.value.data not in ADDRESS_SPACES:
+            raise VerifyException(f"unknown gpu address space '{self.value.data}'")
+
+
+WORKGROUP = AddressSpaceAttr(StringAttr("workgroup"))
+
+
+def is_workgroup(memory_space: Attribute) -> bool:
+    """True for ``#gpu.address_space<workgroup>`` and the integer space ``3`` (NVVM's)."""
+    if isinstance(memory_space, AddressSpaceAttr):
+        return memory_space.value.data == "workgroup"
+    if isinstance(memory_space, IntegerAttr):
+        return memory_space.value.data == 3
+    return False
+
+
+@irdl_op_definition
+class ModuleOp(IRDLOperation):
+    """``gpu.module @name { ... }``."""
+
+    name = "gpu.module"
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface(), SymbolTable())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ModuleOp:
+        name = parser.parse_symbol_name()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_region()
+        op = cls(properties={"sym_name": name}, regions=[region])
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, False, False)
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """``gpu.func @name(%a: memref<...>, ...) kernel [attributes {...}] { ... }``."""
+
+    name = "gpu.func"
+    body = region_def()
+    sym_name = attr_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    kernel = opt_prop_def(UnitAttr)
+    traits = traits_def(IsolatedFromAbove(), HasParent(ModuleOp), SymbolOpInterface())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        name = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        kernel = parser.parse_optional_keyword("kernel") is not None
+        attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name", "function_type"))
+        region = parser.parse_region(args)
+        properties: dict[str, Attribute] = {
+            "function_type": FunctionType.from_lists([a.type for a in args], [])
+        }
+        if kernel:
+            properties["kernel"] = UnitAttr()
+        op = cls(properties=properties, attributes={"sym_name": StringAttr(name)}, regions=[region])
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        printer.print_list(self.body.blocks[0].args, printer.print_block_argument)
+        printer.print_string(")")
+        if self.kernel is not None:
+            printer.print_string(" kernel")
+        printer.print_op_attributes(
+            self.attributes, reserved_attr_names=("sym_name", "function_type"), print_keyword=True
+        )
+        printer.print_string(" ")
+        printer.print_region(self.body, False, False)
+
+    def verify_(self) -> None:
+        if not self.body.blocks:
+            raise VerifyException(f"gpu.func @{self.sym_name.data}: missing body")
+        if tuple(self.function_type.inputs.data) != tuple(self.body.blocks[0].arg_types):
+            raise VerifyException(f"gpu.func @{self.sym_name.data}: argument types differ from the signature")
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """``gpu.return``."""
+
+    name = "gpu.return"
+    traits = traits_def(IsTerminator(), HasParent(FuncOp))
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReturnOp:
+        return cls()
+
+    def print(self, printer: Printer) -> None:
+        pass
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """``gpu.barrier``: every thread of the block waits here (``__syncthreads``)."""
+
+    name = "gpu.barrier"
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierOp:
+        return cls()
+
+    def print(self, printer: Printer) -> None:
+        pass
+
+
+def _dimension_op(class_name: str, op_name: str) -> type[IRDLOperation]:
+    """``%v = gpu.<op> x|y|z`` (index), xDSL's op fields with MLIR's custom syntax."""
+
+    def __init__(self, dim: upstream.DimensionAttr):
+        IRDLOperation.__init__(self, result_types=[IndexType()], properties={"dimension": dim})
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        dim = parser.parse_identifier()
+        if dim not in ("x", "y", "z"):
+            parser.raise_error(f"{op_name}: dimension must be x, y or z, got '{dim}'", pos, parser.pos)
+        return cls(upstream.DimensionAttr(upstream.DimensionEnum(dim)))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" " + self.dimension.data)
+
+    namespace = {
+        "name": op_name, "dimension": prop_def(upstream.DimensionAttr),
+        "result": result_def(IndexType), "__init__": __init__, "parse": parse, "print": print,
+        "__doc__": f"``%v = {op_name} x|y|z`` (index).", "__module__": __name__,
+    }
+    cls = type(class_name, (IRDLOperation,), namespace)
+    return irdl_op_definition(cls)
+
+
+ThreadIdOp = _dimension_op("ThreadIdOp", "gpu.thread_id")
+BlockIdOp = _dimension_op("BlockIdOp", "gpu.block_id")
+BlockDimOp = _dimension_op("BlockDimOp", "gpu.block_dim")
+GridDimOp = _dimension_op("GridDimOp", "gpu.grid_dim")
+GlobalIdOp = _dimension_op("GlobalIdOp", "gpu.global_id")
+
+
+@irdl_op_definition
+class LaneIdOp(IRDLOperation):
+    """``%l = gpu.lane_id``: the lane within the subgroup (warp), an index."""
+
+    name = "gpu.lane_id"
+    result = result_def(IndexType)
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaneIdOp:
+        return cls()
+
+    def print(self, printer: Printer) -> None:
+        pass
+
+
+@irdl_op_definition
+class SubgroupSizeOp(IRDLOperation):
+    """``%n = gpu.subgroup_size : index``: lanes per warp (32, or 64 with --warp-size 64)."""
+
+    name = "gpu.subgroup_size"
+    result = result_def(IndexType)
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubgroupSizeOp:
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        return cls()
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" : index")
+
+
+def _check_scalar_or_vector(op_name: str, type_: Attribute) -> None:
+    element = type_.element_type if isinstance(type_, VectorType) else type_
+    if isinstance(element, IndexType) or not isinstance(element, Attribute):
+        return
+    if hasattr(element, "bitwidth") or isinstance(element, IntegerType):
+        return
+    raise VerifyException(f"{op_name}: value must be a scalar or vector of integers/floats, got {type_}")
+
+
+@irdl_op_definition
+class ShuffleOp(IRDLOperation):
+    """``%v, %ok = gpu.shuffle xor|up|down|idx %value, %offset, %width : T``.
+
+    Each lane reads ``value`` from a source lane of its segment of ``width`` lanes:
+    ``xor``: lane ^ offset; ``up``: lane - offset; ``down``: lane + offset; ``idx``: offset.
+    ``ok`` is false (and ``v`` is the lane's own value) where the source leaves the segment.
+    Example: width 32, ``down`` offset 16: lane 3 reads lane 19; lane 20 reads itself, ok=false.
+    """
+
+    name = "gpu.shuffle"
+    value = operand_def()
+    offset = operand_def(i32)
+    width = operand_def(i32)
+    mode = prop_def(StringAttr)
+    result = result_def()
+    valid = result_def(I1)
+
+    def __init__(self, mode: str, value, offset, width):
+        super().__init__(
+            operands=[value, offset, width],
+            result_types=[value.type, i1],
+            properties={"mode": StringAttr(mode)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShuffleOp:
+        pos = parser.pos
+        mode = parser.parse_identifier()
+        if mode not in SHUFFLE_MODES:
+            parser.raise_error(f"gpu.shuffle: mode must be one of {', '.join(SHUFFLE_MODES)}, got '{mode}'",
+                               pos, parser.pos)
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        offset = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        width = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        return cls(
+            mode,
+            parser.resolve_operand(value, type_),
+            parser.resolve_operand(offset, i32),
+            parser.resolve_operand(width, i32),
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.mode.data} ")
+        printer.print_list([self.value, self.offset, self.width], printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        if self.mode.data not in SHUFFLE_MODES:
+            raise VerifyException(f"gpu.shuffle: unknown mode '{self.mode.data}'")
+        if self.result.type != self.value.type:
+            raise VerifyException("gpu.shuffle: result type must equal the value type")
+        _check_scalar_or_vector("gpu.shuffle", self.value.type)
+
+
+@irdl_op_definition
+class SubgroupReduceOp(IRDLOperation):
+    """``%r = gpu.subgroup_reduce add %v [uniform] [cluster(size = N)] : (T) -> T``.
+
+    Reduces ``v`` over the active lanes of each warp (or of each cluster of N consecutive
+    lanes); every lane receives its group's result.
+    """
+
+    name = "gpu.subgroup_reduce"
+    value = operand_def()
+    op = prop_def(StringAttr)
+    uniform = opt_prop_def(UnitAttr)
+    cluster_size = opt_prop_def(IntegerAttr)
+    result = result_def()
+
+    def __init__(self, kind: str, value, uniform: bool = False, cluster_size: int | None = None):
+        properties: dict[str, Attribute] = {"op": StringAttr(kind)}
+        if uniform:
+            properties["uniform"] = UnitAttr()
+        if cluster_size is not None:
+            properties["cluster_size"] = IntegerAttr(cluster_size, i32)
+        super().__init__(operands=[value], result_types=[value.type], properties=properties)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubgroupReduceOp:
+        pos = parser.pos
+        kind = parser.parse_identifier()
+        if kind not in REDUCE_KINDS:
+            parser.raise_error(f"gpu.subgroup_reduce: kind must be one of {', '.join(REDUCE_KINDS)}, "
+                               f"got '{kind}'", pos, parser.pos)
+        value = parser.parse_unresolved_operand()
+        uniform = parser.parse_optional_keyword("uniform") is not None
+        cluster = None
+        if parser.parse_optional_keyword("cluster") is not None:
+            parser.parse_punctuation("(")
+            parser.parse_keyword("size")
+            parser.parse_punctuation("=")
+            cluster = parser.parse_integer()
+            parser.parse_punctuation(")")
+        parser.parse_punctuation(":")
+        parser.parse_punctuation("(")
+        type_ = parser.parse_type()
+        parser.parse_punctuation(")")
+        parser.parse_punctuation("->")
+        parser.parse_type()
+        return cls(kind, parser.resolve_operand(value, type_), uniform, cluster)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.op.data} ")
+        printer.print_operand(self.value)
+        if self.uniform is not None:
+            printer.print_string(" uniform")
+        if self.cluster_size is not None:
+            printer.print_string(f" cluster(size = {self.cluster_size.value.data})")
+        printer.print_string(" : (")
+        printer.print_attribute(self.value.type)
+        printer.print_string(") -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if self.op.data not in REDUCE_KINDS:
+            raise VerifyException(f"gpu.subgroup_reduce: unknown kind '{self.op.data}'")
+        if self.result.type != self.value.type:
+            raise VerifyException("gpu.subgroup_reduce: result type must equal the value type")
+        if self.cluster_size is not None:
+            size = self.cluster_size.value.data
+            if size < 1 or size & (size - 1):
+                raise VerifyException(f"gpu.subgroup_reduce: cluster size must be a power of two, got {size}")
+
+
+GPU = Dialect(
+    "gpu",
+    [
+        ModuleOp, FuncOp, ReturnOp, BarrierOp, ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp,
+        GlobalIdOp, LaneIdOp, SubgroupSizeOp, ShuffleOp, SubgroupReduceOp,
+    ],
+    [AddressSpaceAttr, upstream.DimensionAttr],
+)
+
+__all__ = [
+    "GPU", "WORKGROUP", "AddressSpaceAttr", "BarrierOp", "BlockDimOp", "BlockIdOp", "FuncOp",
+    "GlobalIdOp", "GridDimOp", "LaneIdOp", "ModuleOp", "ReturnOp", "ShuffleOp",
+    "SubgroupReduceOp", "SubgroupSizeOp", "ThreadIdOp", "is_workgroup",
+]
+
+
+
