@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from layoutkit.core.protocol import check_shape
+from layoutkit.core.protocol import LayoutBase, check_shape
 from layoutkit.core.text import Attribute
 from layoutkit.errors import LayoutError, quote
 
@@ -372,3 +373,109 @@ def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Seque
     first_in_dim = next(iter(cta.bases), "register")
     cta = cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape)
     return (cta * cga).with_dims(range(rank))
+
+
+def matrix_order(rank: int, row_major: bool = True) -> tuple[int, ...]:
+    """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the two minor dims swapped when
+    not row-major (``[0, 1]`` for a column-major matrix)."""
+    order = list(range(rank - 1, -1, -1))
+    if not row_major:
+        order[0], order[1] = order[1], order[0]
+    return tuple(order)
+
+
+def dot_operand_order(op_idx: int, rank: int, k_contiguous: bool = True) -> tuple[int, ...]:
+    """Triton's ``getOrderForDotOperand``: operand A ``[.., M, K]`` is row-major and B
+    ``[.., K, N]`` column-major when K is the contiguous dim."""
+    return matrix_order(rank, row_major=bool(op_idx) != k_contiguous)
+
+
+def broadcast_along(in_dim: str, sizes: Sequence[int], order: Sequence[int], k_dim: int) -> Draft:
+    """Triton's ``broadcastedDotOperandLayout``: ``in_dim`` walks ``sizes`` in ``order`` but
+    every step along ``k_dim`` maps to 0 (the operand is replicated along K)."""
+    rank = len(sizes)
+    draft = Draft.empty(rank)
+    for dim in order:
+        piece = Draft.zeros if dim == k_dim else Draft.identity
+        draft = draft * piece(sizes[dim], in_dim, dim, rank=rank)
+    return draft
+
+
+def place(vectors: Sequence[Sequence[int]], dims: Sequence[int], rank: int) -> list[tuple[int, ...]]:
+    """Short bases written over out dims ``dims`` -> full-rank tensor coordinates.
+
+    >>> place([[0, 2], [1, 0]], dims=(1, 0), rank=2)   # written as (dim1, dim0)
+    [(2, 0), (0, 1)]
+    """
+    out = []
+    for vec in vectors:
+        full = [0] * rank
+        for d, v in zip(dims, vec):
+            full[d] = v
+        out.append(tuple(full))
+    return out
+
+
+MAX_TENSOR_DIM = 1 << 30
+
+
+class DistributedEncoding(LayoutBase):
+    """What every TritonGPU distributed encoding shares: the protocol over
+    :meth:`to_linear_layout`, shape checks, and a cache of linear layouts per shape.
+
+    A subclass sets ``ATTR_NAME``, defines ``rank``, ``field_text()`` (the ``k = v, ...``
+    body) and ``draft(shape)`` (its layout as a :class:`Draft` on a checked shape).
+    """
+
+    kind = "distributed"
+    ATTR_NAME = ""
+
+    @property
+    def rank(self) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def field_text(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return f"#ttg.{self.ATTR_NAME}<{{{self.field_text()}}}>"
+
+    # -- protocol ----------------------------------------------------------------------
+    def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
+        if shape is None:
+            raise LayoutError(f"shape: #ttg.{self.ATTR_NAME} needs a tensor shape, e.g. shape=(16, 16)")
+        dims = check_tensor_shape(shape, self.rank, self.ATTR_NAME)
+        if any(d > MAX_TENSOR_DIM for d in dims):
+            raise LayoutError(f"shape: dims are limited to 2**30, got {quote(ints_text(dims))}")
+        return dims
+
+    def build_linear_layout(self, shape: Any):
+        """``to_linear_layout`` computed afresh (no cache): what the benchmark times."""
+        dims = self.tensor_shape(shape)
+        draft = self.draft(dims)
+        if draft.sizes != dims:  # pragma: no cover - Triton asserts the same
+            raise LayoutError(
+                f"shape: #ttg.{self.ATTR_NAME} cannot cover {quote(ints_text(dims))} "
+                f"(it covers {quote(ints_text(draft.sizes))})"
+            )
+        return draft.build(sizes=dims)
+
+    def to_linear_layout(self, shape: Any = None):
+        """Triton's linear layout of this encoding on a tensor ``shape``: in-dims ``register,
+        lane, warp, block``, out-dims ``dim0, dim1, ...`` of the shape's sizes."""
+        dims = self.tensor_shape(shape)
+        return _cached_linear_layout(self, dims)
+
+    def hardware_dims(self, shape: Any = None) -> dict[str, int]:
+        return dict(self.to_linear_layout(shape).in_dims)
+
+    def apply(self, shape: Any = None, **hw: Any) -> dict[str, Any]:
+        return self.to_linear_layout(shape).apply(**hw)
+
+
+@lru_cache(maxsize=1024)
+def _cached_linear_layout(encoding: DistributedEncoding, shape: tuple[int, ...]):
+    return encoding.build_linear_layout(shape)

@@ -1,0 +1,223 @@
+"""``#ttg.blocked`` and ``#ttg.slice``: Triton's general-purpose distributed encodings.
+
+Blocked. Each thread holds a ``sizePerThread`` block of contiguous elements; the threads
+of a warp tile ``threadsPerWarp`` such blocks, the warps of a CTA tile ``warpsPerCTA``
+warp tiles; ``order`` lists the dims fastest first, for registers, lanes and warps alike.
+A tensor larger than that CTA tile repeats it over more registers (along ``order[0]``
+first); a smaller one leaves the extra lanes/warps (then registers) broadcast.
+
+Worked example (seed 004): ``sizePerThread = [1, 4], threadsPerWarp = [4, 8],
+warpsPerCTA = [4, 1], order = [1, 0]`` on a 16x16 tensor. Register bits walk dim 1 by
+1, 2; lane bits walk dim 1 by 4, 8, 16 and dim 0 by 1, 2; warp bits walk dim 0 by 4, 8.
+The tensor is only 16 wide, so the lane step of 16 along dim 1 becomes 0 (lanes ``l`` and
+``l + 4`` hold the same elements). Element (i, j) is held by lane ``8*(i % 4) + j // 4``
+(and that lane + 4), register ``j % 4``, warp ``i // 4``.
+
+Slice. ``#ttg.slice<{dim = d, parent = P}>`` is the rank-(r-1) layout obtained by laying
+``P`` out on the shape with a size-1 dim inserted at ``d`` and dropping that coordinate:
+the threads that differed only along ``d`` now hold the same elements (register bits
+that become all-zero are removed, as Triton does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from layoutkit.core.text import Attribute
+from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts.triton.cga import CGALayout, as_cga
+from layoutkit.layouts.triton.common import (
+    DistributedEncoding,
+    Draft,
+    Fields,
+    check_ints,
+    check_permutation,
+    check_powers_of_two,
+    combine_cta_cga,
+    ints_text,
+)
+
+#: per dim, sizePerThread * threadsPerWarp * warpsPerCTA is at most this
+MAX_EXTENT = 1 << 30
+
+
+@dataclass(frozen=True)
+class BlockedEncoding(DistributedEncoding):
+    """``#ttg.blocked<{sizePerThread, threadsPerWarp, warpsPerCTA, order[, CGALayout]}>``.
+
+    >>> enc = BlockedEncoding((1, 4), (4, 8), (4, 1), (1, 0))
+    >>> enc.to_linear_layout((16, 16)).bases["warp"]
+    [[4, 0], [8, 0]]
+    """
+
+    ATTR_NAME = "blocked"
+
+    size_per_thread: tuple[int, ...]
+    threads_per_warp: tuple[int, ...]
+    warps_per_cta: tuple[int, ...]
+    order: tuple[int, ...]
+    cga: CGALayout | None = None
+
+    def __post_init__(self) -> None:
+        fields = {
+            "sizePerThread": check_ints("sizePerThread", self.size_per_thread, minimum=1),
+            "threadsPerWarp": check_ints("threadsPerWarp", self.threads_per_warp, minimum=1),
+            "warpsPerCTA": check_ints("warpsPerCTA", self.warps_per_cta, minimum=1),
+            "order": check_ints("order", self.order),
+        }
+        rank = len(fields["order"])
+        if rank == 0:
+            raise LayoutError("order: a blocked layout needs rank >= 1, got '[]'")
+        for name, values in fields.items():
+            if len(values) != rank:
+                raise LayoutError(
+                    f"{name}: has rank {len(values)} but order has rank {rank} "
+                    f"(got {quote(ints_text(values))}, order {quote(ints_text(fields['order']))})"
+                )
+            if name != "order":
+                check_powers_of_two(name, values)
+        check_permutation("order", fields["order"])
+        for d in range(rank):
+            extent = fields["sizePerThread"][d] * fields["threadsPerWarp"][d] * fields["warpsPerCTA"][d]
+            if extent > MAX_EXTENT:
+                raise LayoutError(
+                    f"sizePerThread: the CTA tile along dim {d} has {extent} elements, at most 2**30 supported"
+                )
+        object.__setattr__(self, "size_per_thread", fields["sizePerThread"])
+        object.__setattr__(self, "threads_per_warp", fields["threadsPerWarp"])
+        object.__setattr__(self, "warps_per_cta", fields["warpsPerCTA"])
+        object.__setattr__(self, "order", fields["order"])
+        object.__setattr__(self, "cga", as_cga(self.cga, rank))
+
+    # -- text ----------------------------------------------------------------------------
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> BlockedEncoding:
+        f = Fields(attr, cls.ATTR_NAME, aliases)
+        spt = f.ints("sizePerThread", minimum=1)
+        tpw = f.ints("threadsPerWarp", minimum=1)
+        wpc = f.ints("warpsPerCTA", minimum=1)
+        order = f.ints("order")
+        cga = CGALayout.from_fields(f, len(spt))
+        f.finish()
+        try:
+            return cls(spt, tpw, wpc, order, cga)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+
+    def field_text(self) -> str:
+        return (
+            f"sizePerThread = {ints_text(self.size_per_thread)}, "
+            f"threadsPerWarp = {ints_text(self.threads_per_warp)}, "
+            f"warpsPerCTA = {ints_text(self.warps_per_cta)}, "
+            f"order = {ints_text(self.order)}{self.cga.field_text()}"
+        )
+
+    # -- layout --------------------------------------------------------------------------
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    @cached_property
+    def cta_tile(self) -> Draft:
+        """The layout of one CTA before it is fitted to a shape (Triton's ``ctaLayout``)."""
+        return (
+            Draft.identity_nd("register", self.size_per_thread, self.order)
+            * Draft.identity_nd("lane", self.threads_per_warp, self.order)
+            * Draft.identity_nd("warp", self.warps_per_cta, self.order)
+        )
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:
+        return combine_cta_cga(self.cta_tile, self.cga.bases, shape)
+
+    @property
+    def shape_per_cta_tile(self) -> tuple[int, ...]:
+        """sizePerThread * threadsPerWarp * warpsPerCTA, per dim."""
+        return tuple(s * t * w for s, t, w in zip(self.size_per_thread, self.threads_per_warp, self.warps_per_cta))
+
+    @property
+    def num_warps(self) -> int:
+        n = 1
+        for w in self.warps_per_cta:
+            n *= w
+        return n
+
+    @property
+    def num_threads_per_warp(self) -> int:
+        n = 1
+        for t in self.threads_per_warp:
+            n *= t
+        return n
+
+
+@dataclass(frozen=True)
+class SliceEncoding(DistributedEncoding):
+    """``#ttg.slice<{dim, parent}>``: ``parent`` with dim ``dim`` squeezed out.
+
+    >>> parent = BlockedEncoding((1, 4), (4, 8), (4, 1), (1, 0))
+    >>> SliceEncoding(1, parent).to_linear_layout((16,)).bases["lane"]
+    [[0], [0], [0], [1], [2]]
+    """
+
+    ATTR_NAME = "slice"
+
+    dim: int
+    parent: Any
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.parent, DistributedEncoding):
+            raise LayoutError(f"parent: expected a distributed encoding, got {quote(self.parent)}")
+        if isinstance(self.dim, bool) or not isinstance(self.dim, int):
+            raise LayoutError(f"dim: expected an integer, got {quote(self.dim)}")
+        parent_rank = self.parent.rank
+        if parent_rank < 2:
+            raise LayoutError(f"parent: a slice needs a parent of rank >= 2, got rank {parent_rank} ({self.parent})")
+        if not 0 <= self.dim < parent_rank:
+            raise LayoutError(f"dim: {self.dim} must be less than the parent rank {parent_rank}")
+
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> SliceEncoding:
+        from layoutkit.layouts.triton import from_attribute as encoding_from_attribute
+
+        f = Fields(attr, cls.ATTR_NAME, aliases)
+        dim = f.int("dim")
+        parent = encoding_from_attribute(f.attribute("parent"), aliases)
+        f.finish()
+        if not isinstance(parent, DistributedEncoding):
+            raise f.fail("parent", f"expected a distributed encoding, got {quote(str(parent))}")
+        try:
+            return cls(dim, parent)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+
+    def field_text(self) -> str:
+        return f"dim = {self.dim}, parent = {self.parent}"
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank - 1
+
+    @property
+    def cga(self) -> CGALayout:
+        """The parent's CGA layout with the sliced dim removed."""
+        return self.parent.cga.remove_dim(self.dim)
+
+    def parent_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        return shape[: self.dim] + (1,) + shape[self.dim:]
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:
+        parent_shape = self.parent_shape(shape)
+        self.parent.tensor_shape(parent_shape)  # the parent's own shape checks
+        parent = self.parent.draft(parent_shape)
+        d = self.dim
+        bases = {
+            in_dim: tuple(b[:d] + b[d + 1:] for b in in_bases)
+            for in_dim, in_bases in parent.bases.items()
+        }
+        bases["register"] = tuple(b for b in bases.get("register", ()) if any(b))
+        dims = tuple(x - (x > d) for x in parent.dims if x != d)
+        return Draft(len(shape), bases, dims, tuple(shape))
+
+
+ENCODINGS = (BlockedEncoding, SliceEncoding)
