@@ -8,8 +8,13 @@ tokenizes such text and reads the generic value grammar::
     value   := INT | 'true' | 'false' | STRING | IDENT | list | attr
     list    := '[' (value (',' value)*)? ']'
     attr    := '#' NAME ('<' body '>')?          -- NAME may be dotted: ttg.blocked
-    body    := '{' entries '}' | entries | values
+    body    := '{' entries '}' (',' entries)? | entries | values ('{' entries '}')?
     entries := IDENT '=' value (',' IDENT '=' value)*
+
+Two body forms exist for Triton's shared encodings: ``#ttg.shared_linear<{offset = ...},
+alignment = 16>`` (the entries after the braces join the dict) and
+``#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [16, 32]}>`` (a list of values ending
+with the dict; inside a list ``INT ':' '+' INT`` reads as the pair ``(32, 4)``).
 
 Families with a grammar of their own (rocMLIR's ``by [...]`` lists) use the
 :class:`Cursor` directly. Errors are :class:`~layoutkit.errors.LayoutError` that quote the
@@ -145,6 +150,9 @@ class Cursor:
         tok = self.peek
         if tok.kind == "int":
             self.next()
+            if self.at(":") and self.tokens[self.index + 1].text == "+":  # padded_shared's 32:+4
+                self.index += 2
+                return (int(tok.text), int(self.expect_kind("int", "a padding after ':+'").text))
             return int(tok.text)
         if tok.kind == "string":
             self.next()
@@ -189,6 +197,12 @@ class Cursor:
         if self.accept("{"):
             params = self.entries("}")
             self.expect("}", "to close the '{' of the parameters")
+            if self.accept(","):  # shared_linear: <{...}, alignment = 16>
+                key_tok = self.peek
+                for key, value in self.entries(">").items():
+                    if key in params:
+                        self.fail(f"parameter {quote(key)} given twice", key_tok)
+                    params[key] = value
             return params
         if self.at(">"):
             return {}
@@ -197,6 +211,9 @@ class Cursor:
         items = [self.value()]
         while self.accept(","):
             items.append(self.value())
+        if self.accept("{"):  # padded_shared: <[32:+4] {order = ..., shape = ...}>
+            items.append(self.entries("}"))
+            self.expect("}", "to close the '{' of the parameters")
         return items
 
     def entries(self, closer: str) -> dict[str, Any]:

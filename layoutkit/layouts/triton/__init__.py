@@ -64,7 +64,7 @@ def from_attribute(attr: Attribute, aliases: dict[str, Attribute] | None = None)
     if cls is None:
         known = ", ".join(sorted(encoding_classes()))
         raise LayoutError(f"encoding: unknown TritonGPU encoding {quote(name)} (known: {known})")
-    if not isinstance(attr.params, dict):
+    if not isinstance(attr.params, dict) and not getattr(cls, "POSITIONAL_PARAMS", False):
         raise LayoutError(f"{name}: expected '<{{key = value, ...}}>' parameters in {quote(attr.text)}")
     return cls.from_attribute(attr, aliases or {})
 
