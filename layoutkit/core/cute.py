@@ -1,0 +1,1011 @@
+"""CuTe's shape:stride layout algebra, checked.
+
+A CuTe layout is a function from a coordinate to an integer offset. Its *shape* and
+*stride* are congruent nested tuples of integers; ``(2,3):(1,2)`` maps coordinate ``(i, j)``
+to ``i*1 + j*2``. A plain index ``k`` is first split into a coordinate column-major
+(colexicographically), leftmost mode fastest:
+
+    >>> L = Layout.parse("((2,3),(5,4)):((5,10),(1,30))")
+    >>> L(7)            # 7 -> ((1,0),(1,0)) -> 5 + 1
+    6
+    >>> L(((1, 0), (1, 0))), L((1, 1))   # a hierarchical or a top-level coordinate
+    (6, 6)
+
+Coordinate ``(1, 1)`` above gives each top-level mode an index that is split again inside
+it: mode ``(2,3):(5,10)`` takes index 1 -> ``(1,0)`` -> 5 and mode ``(5,4):(1,30)`` takes
+index 1 -> ``(1,0)`` -> 1.
+
+The operations follow CuTe's documentation (``01_layout.md``, ``02_layout_algebra.md``):
+``coalesce``, ``filter``, ``composition`` (``R(i) == A(B(i))``), ``complement``,
+``right_inverse`` / ``left_inverse``, the divides (``logical``, ``zipped``, ``tiled``,
+``flat``) and products (``logical``, ``zipped``, ``tiled``, ``blocked``, ``raked``),
+``Swizzle(bits, base, shift)`` and :class:`ComposedLayout` (``outer o offset o inner``).
+Where CuTe's Python reference (pycute) silently returns a wrong layout, these functions
+either return the right one or raise :class:`~layoutkit.errors.LayoutError`:
+
+- ``composition((4,6):(1,8), 6:1)``: no layout of size 6 equals ``A(B(i))`` (the function
+  is 0,1,2,3,8,9), so a LayoutError, where pycute returns the size-4 ``4:1``. When the
+  stride-divisibility rule fails but a layout exists, it is found by fitting the function.
+- ``complement`` of a layout whose modes overlap (not injective) or interleave: LayoutError.
+- ``right_inverse`` skips stride-0 modes instead of stopping at them.
+
+A *tiler* is a Layout, an int ``n`` (the layout ``n:1``), ``None`` (leave the mode), or a
+tuple of tilers applied mode by mode, written ``<3:3, (2,4):(1,8)>`` in text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from layoutkit.errors import LayoutError, quote
+
+IntTuple = int | tuple
+
+_MAX_DEPTH = 32  # nesting depth accepted from users (text or tuples)
+_INT64_LIMIT = 1 << 62  # sizes and offsets must stay well inside int64 for numpy evaluation
+_FIT_LIMIT = 1 << 16  # largest composition mode fitted by enumeration
+
+
+# ------------------------------------------------------------------------------------------
+# integer tuples
+# ------------------------------------------------------------------------------------------
+
+def flatten(t: IntTuple) -> tuple[int, ...]:
+    """The leaves of a nested tuple, left to right: ``flatten(((2,3),4)) == (2, 3, 4)``."""
+    if isinstance(t, tuple):
+        out: list[int] = []
+        for x in t:
+            if isinstance(x, tuple):
+                out.extend(flatten(x))
+            else:
+                out.append(x)
+        return tuple(out)
+    return (t,)
+
+
+def product(t: IntTuple) -> int:
+    """The product of a nested tuple's leaves."""
+    if isinstance(t, tuple):
+        p = 1
+        for x in t:
+            p *= product(x) if isinstance(x, tuple) else x
+        return p
+    return t
+
+
+def _format(t: IntTuple) -> str:
+    if isinstance(t, tuple):
+        return "(" + ",".join(_format(x) for x in t) + ")"
+    return str(t)
+
+
+def _congruent(a: IntTuple, b: IntTuple) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_congruent(x, y) for x, y in zip(a, b))
+    return not isinstance(a, tuple) and not isinstance(b, tuple)
+
+
+def _depth(t: IntTuple) -> int:
+    return 1 + max((_depth(x) for x in t), default=0) if isinstance(t, tuple) else 0
+
+
+def _compact_stride(shape: IntTuple, start: int = 1) -> tuple[IntTuple, int]:
+    """Column-major strides for ``shape`` and the next stride: ``(2,(3,4))`` -> ``(1,(2,6))``."""
+    if isinstance(shape, tuple):
+        out = []
+        for s in shape:
+            d, start = _compact_stride(s, start)
+            out.append(d)
+        return tuple(out), start
+    return start, start * shape
+
+
+def _normalize(t: Any, field: str, positive: bool, depth: int = 0) -> IntTuple:
+    """A user's nested int tuple (lists and numpy ints allowed) as nested tuples of int."""
+    if depth > _MAX_DEPTH:
+        raise LayoutError(f"{field}: nested deeper than {_MAX_DEPTH} levels")
+    if isinstance(t, (tuple, list)):
+        if not t:
+            raise LayoutError(f"{field}: empty tuple in {quote(t)}")
+        return tuple(_normalize(x, field, positive, depth + 1) for x in t)
+    if isinstance(t, (int, np.integer)) and not isinstance(t, bool):
+        v = int(t)
+        if positive and v <= 0:
+            raise LayoutError(f"{field}: extents must be positive integers, got {quote(v)}")
+        if abs(v) >= _INT64_LIMIT:
+            raise LayoutError(f"{field}: {quote(v)} is too large")
+        return v
+    raise LayoutError(f"{field}: expected an int or a tuple of ints, got {quote(repr(t))}")
+
+
+# ------------------------------------------------------------------------------------------
+# Layout
+# ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layout:
+    """A CuTe layout ``shape:stride``; ``Layout(shape)`` has column-major strides.
+
+    >>> Layout((2, 3))
+    Layout('(2,3):(1,2)')
+    >>> Layout((2, 3), (3, 1))(1, 2)   # 1*3 + 2*1
+    5
+    """
+
+    shape: IntTuple
+    stride: IntTuple = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        shape = _normalize(self.shape, "shape", positive=True)
+        stride = _compact_stride(shape)[0] if self.stride is None else _normalize(self.stride, "stride", positive=False)
+        if not _congruent(shape, stride):
+            raise LayoutError(
+                f"stride: {quote(_format(stride))} does not have the nesting of shape {quote(_format(shape))}"
+            )
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "stride", stride)
+        if self.size >= _INT64_LIMIT or self.max_offset - self.min_offset >= _INT64_LIMIT:
+            raise LayoutError(f"shape: layout {quote(self)} is too large to evaluate")
+
+    @staticmethod
+    def _make(shape: IntTuple, stride: IntTuple) -> Layout:
+        """Internal constructor without validation (inputs already normalized)."""
+        obj = object.__new__(Layout)
+        obj.__dict__["shape"] = shape
+        obj.__dict__["stride"] = stride
+        return obj
+
+    @classmethod
+    def parse(cls, text: str) -> Layout:
+        """``Layout.parse("(2,3):(3,1)")``; a shape alone (``"(2,3)"``) is column-major."""
+        value = parse(text)
+        if not isinstance(value, Layout):
+            raise LayoutError(f"layout: expected 'shape:stride', got {quote(text)}")
+        return value
+
+    # -- structure ------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        """Number of coordinates: the product of the shape."""
+        return product(self.shape)
+
+    @property
+    def max_offset(self) -> int:
+        return sum((s - 1) * d for s, d in zip(self.flat_shape, self.flat_stride) if d > 0)
+
+    @property
+    def min_offset(self) -> int:
+        return sum((s - 1) * d for s, d in zip(self.flat_shape, self.flat_stride) if d < 0)
+
+    @property
+    def cosize(self) -> int:
+        """Length of the codomain: ``max_offset - min_offset + 1``.
+
+        For non-negative strides this is CuTe's ``L(size-1) + 1``; with negative strides the
+        image reaches below 0 (``L(0) == 0`` always), e.g. ``4:-1`` covers -3..0, cosize 4.
+        """
+        return self.max_offset - self.min_offset + 1
+
+    @property
+    def rank(self) -> int:
+        """Number of top-level modes (1 for an int shape)."""
+        return len(self.shape) if isinstance(self.shape, tuple) else 1
+
+    @property
+    def depth(self) -> int:
+        """Nesting depth of the shape: 0 for an int, 1 for a flat tuple, ..."""
+        return _depth(self.shape)
+
+    @property
+    def flat_shape(self) -> tuple[int, ...]:
+        return flatten(self.shape)
+
+    @property
+    def flat_stride(self) -> tuple[int, ...]:
+        return flatten(self.stride)
+
+    def __len__(self) -> int:
+        return self.rank
+
+    def __getitem__(self, i: int) -> Layout:
+        """Mode ``i`` as a layout."""
+        if not isinstance(self.shape, tuple):
+            if i in (0, -1):
+                return self
+            raise LayoutError(f"mode: index {i} out of range for rank-1 layout {quote(self)}")
+        try:
+            return Layout._make(self.shape[i], self.stride[i])
+        except (IndexError, TypeError):
+            raise LayoutError(f"mode: index {quote(i)} out of range for {quote(self)}") from None
+
+    def modes(self) -> tuple[Layout, ...]:
+        return tuple(self[i] for i in range(self.rank))
+
+    # -- evaluation -----------------------------------------------------------------------
+    def __call__(self, *coord: Any) -> int:
+        """The offset of an index or a (hierarchical) coordinate; ``L(i, j) == L((i, j))``."""
+        c = coord[0] if len(coord) == 1 else coord
+        return _crd2idx(c, self.shape, self.stride, str(self))
+
+    def evaluate(self, indices: Any) -> np.ndarray:
+        """Offsets of an array of indices, vectorized; as in CuTe the last mode extends past
+        ``size`` (index ``size`` continues along the last stride)."""
+        idx = np.asarray(indices, dtype=np.int64)
+        out = np.zeros(idx.shape, dtype=np.int64)
+        shapes, strides = self.flat_shape, self.flat_stride
+        for s, d in zip(shapes[:-1], strides[:-1]):
+            if d:
+                out += (idx % s) * d
+            idx = idx // s
+        out += idx * strides[-1]
+        return out
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """All offsets in index order: ``offsets[i] == L(i)`` (read-only int64 array)."""
+        out = np.zeros(1, dtype=np.int64)
+        for s, d in zip(self.flat_shape, self.flat_stride):
+            out = (np.arange(s, dtype=np.int64) * d)[:, None] + out[None, :]
+            out = out.reshape(-1)
+        out.flags.writeable = False
+        return out
+
+    def is_injective(self) -> bool:
+        return bool(np.unique(self.offsets).size == self.size)
+
+    def __str__(self) -> str:
+        return f"{_format(self.shape)}:{_format(self.stride)}"
+
+    def __repr__(self) -> str:
+        return f"Layout({str(self)!r})"
+
+
+def _crd2idx(coord: Any, shape: IntTuple, stride: IntTuple, text: str) -> int:
+    if isinstance(coord, (int, np.integer)) and not isinstance(coord, bool):
+        c = int(coord)
+        size = product(shape)
+        if not 0 <= c < size:
+            raise LayoutError(f"coordinate: index {c} is outside [0, {size}) of layout {quote(text)}")
+        if not isinstance(shape, tuple):
+            return c * stride
+        total = 0
+        for s, d in zip(flatten(shape), flatten(stride)):
+            total += (c % s) * d
+            c //= s
+        return total
+    if isinstance(coord, (tuple, list)) and isinstance(shape, tuple) and len(coord) == len(shape):
+        return sum(_crd2idx(c, s, d, text) for c, s, d in zip(coord, shape, stride))
+    raise LayoutError(f"coordinate: {quote(coord)} does not match the shape {quote(_format(shape))} of {quote(text)}")
+
+
+def make_layout(*layouts: Layout) -> Layout:
+    """The layout whose modes are ``layouts``: ``make_layout(2:1, 3:2) == (2,3):(1,2)``."""
+    if len(layouts) == 1 and isinstance(layouts[0], (tuple, list)):
+        layouts = tuple(layouts[0])
+    return Layout._make(tuple(a.shape for a in layouts), tuple(a.stride for a in layouts))
+
+
+def _layout_from_flat(shapes: list[int], strides: list[int]) -> Layout:
+    if len(shapes) == 1:
+        return Layout._make(shapes[0], strides[0])
+    if not shapes:
+        return Layout._make(1, 0)
+    return Layout._make(tuple(shapes), tuple(strides))
+
+
+def _append(layout: Layout, rank: int) -> Layout:
+    """``layout`` padded with ``1:0`` modes to ``rank`` top-level modes."""
+    modes = list(layout.modes()) if isinstance(layout.shape, tuple) else [layout]
+    modes += [Layout._make(1, 0)] * (rank - len(modes))
+    return make_layout(*modes)
+
+
+# ------------------------------------------------------------------------------------------
+# Swizzle and ComposedLayout
+# ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Swizzle:
+    """CuTe's ``Swizzle<bits, base, shift>``: XOR ``bits`` bits of the offset, taken
+    ``shift`` places higher, into the bits starting at ``base``.
+
+    With ``Sw<3,4,3>`` the mask ``yyy`` is bits 7..9 and ``zzz`` bits 4..6:
+    ``f(x) = x ^ ((x >> 3) & 0b1110000)``; e.g. ``f(0b0010000000) == 0b0010010000``
+    (128 -> 144).
+    """
+
+    bits: int
+    base: int
+    shift: int
+
+    def __post_init__(self) -> None:
+        for name in ("bits", "base", "shift"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise LayoutError(f"swizzle {name}: expected an int, got {quote(repr(v))}")
+            object.__setattr__(self, name, int(v))
+        if self.bits < 0 or self.base < 0:
+            raise LayoutError(f"swizzle: bits and base must be >= 0, got {quote(self)}")
+        if abs(self.shift) < self.bits:
+            raise LayoutError(f"swizzle: |shift| must be >= bits so the masks do not overlap, got {quote(self)}")
+        if self.bits + self.base + abs(self.shift) > 48:
+            raise LayoutError(f"swizzle: too many bits in {quote(self)}")
+
+    @property
+    def yyy_mask(self) -> int:
+        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
+
+    @property
+    def zzz_mask(self) -> int:
+        return ((1 << self.bits) - 1) << (self.base - min(0, self.shift))
+
+    def __call__(self, offset: Any) -> Any:
+        y = offset & self.yyy_mask
+        return offset ^ ((y >> self.shift) if self.shift >= 0 else (y << -self.shift))
+
+    evaluate = __call__
+
+    @property
+    def size(self) -> int:
+        return 1 << (self.bits + self.base + abs(self.shift))
+
+    def __str__(self) -> str:
+        return f"Sw<{self.bits},{self.base},{self.shift}>"
+
+    def __repr__(self) -> str:
+        return f"Swizzle({self.bits}, {self.base}, {self.shift})"
+
+
+@dataclass(frozen=True)
+class ComposedLayout:
+    """``outer o offset o inner``: the function ``c -> outer(offset + inner(c))``.
+
+    A swizzled shared-memory layout is ``Sw<3,3,3> o 0 o (8,64):(64,1)``; the algebra
+    (composition, divides, products, coalesce) acts on ``inner`` and keeps ``outer``.
+    """
+
+    outer: Swizzle | Layout
+    offset: int
+    inner: Layout
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outer, (Swizzle, Layout)):
+            raise LayoutError(f"composed layout outer: expected a Swizzle or a Layout, got {quote(repr(self.outer))}")
+        if not isinstance(self.inner, Layout):
+            raise LayoutError(f"composed layout inner: expected a Layout, got {quote(repr(self.inner))}")
+        if not isinstance(self.offset, (int, np.integer)) or isinstance(self.offset, bool):
+            raise LayoutError(f"composed layout offset: expected an int, got {quote(repr(self.offset))}")
+        object.__setattr__(self, "offset", int(self.offset))
+
+    @property
+    def shape(self) -> IntTuple:
+        return self.inner.shape
+
+    @property
+    def size(self) -> int:
+        return self.inner.size
+
+    @property
+    def rank(self) -> int:
+        return self.inner.rank
+
+    @property
+    def depth(self) -> int:
+        return self.inner.depth
+
+    @property
+    def cosize(self) -> int:
+        values = self.offsets
+        return int(values.max() - min(0, values.min()) + 1)
+
+    def __len__(self) -> int:
+        return self.inner.rank
+
+    def __getitem__(self, i: int) -> ComposedLayout:
+        return ComposedLayout(self.outer, self.offset, self.inner[i])
+
+    def __call__(self, *coord: Any) -> int:
+        return int(self.outer(self.offset + self.inner(*coord)))
+
+    def evaluate(self, indices: Any) -> np.ndarray:
+        return np.asarray(self.outer.evaluate(self.offset + self.inner.evaluate(indices)))
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        out = np.asarray(self.outer.evaluate(self.offset + self.inner.offsets), dtype=np.int64)
+        out.flags.writeable = False
+        return out
+
+    def is_injective(self) -> bool:
+        return bool(np.unique(self.offsets).size == self.size)
+
+    def __str__(self) -> str:
+        return f"{self.outer} o {self.offset} o {self.inner}"
+
+    def __repr__(self) -> str:
+        return f"ComposedLayout({str(self)!r})"
+
+
+AnyLayout = Layout | ComposedLayout
+
+
+# ------------------------------------------------------------------------------------------
+# coalesce, filter
+# ------------------------------------------------------------------------------------------
+
+def _coalesce_flat(shapes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    out_s: list[int] = []
+    out_d: list[int] = []
+    for s, d in zip(shapes, strides):
+        if s == 1:
+            continue
+        if out_s and out_s[-1] * out_d[-1] == d:
+            out_s[-1] *= s
+        else:
+            out_s.append(s)
+            out_d.append(d)
+    return out_s, out_d
+
+
+def coalesce(layout: AnyLayout, profile: Any = None) -> AnyLayout:
+    """The same function with as few modes as possible (flat); with a tuple ``profile``,
+    mode by mode: ``coalesce((2,(1,6)):(1,(6,2))) == 12:1``."""
+    layout = as_layout(layout)
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayout(layout.outer, layout.offset, coalesce(layout.inner, profile))
+    if isinstance(profile, tuple):
+        if len(profile) > layout.rank:
+            raise LayoutError(f"coalesce profile: {quote(profile)} has more modes than {quote(layout)}")
+        modes = [coalesce(layout[i], p) for i, p in enumerate(profile)]
+        return make_layout(*modes, *layout.modes()[len(profile):])
+    s, d = _coalesce_flat(layout.flat_shape, layout.flat_stride)
+    if not s:
+        return Layout._make(1, 0)
+    return _layout_from_flat(s, d)
+
+
+def filter(layout: AnyLayout, profile: Any = None) -> AnyLayout:  # noqa: A001 - CuTe's name
+    """``layout`` without its stride-0 and size-1 modes, coalesced (``1:0`` if none left)."""
+    layout = as_layout(layout)
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayout(layout.outer, layout.offset, filter(layout.inner, profile))
+    if isinstance(profile, tuple):
+        if len(profile) > layout.rank:
+            raise LayoutError(f"filter profile: {quote(profile)} has more modes than {quote(layout)}")
+        modes = [filter(layout[i], p) for i, p in enumerate(profile)]
+        return make_layout(*modes, *layout.modes()[len(profile):])
+    kept = [(s, d) for s, d in zip(layout.flat_shape, layout.flat_stride) if s != 1 and d != 0]
+    s, d = _coalesce_flat(tuple(k[0] for k in kept), tuple(k[1] for k in kept))
+    return _layout_from_flat(s, d) if s else Layout._make(1, 0)
+
+
+# ------------------------------------------------------------------------------------------
+# arguments
+# ------------------------------------------------------------------------------------------
+
+def as_layout(value: Any) -> AnyLayout:
+    """A Layout or ComposedLayout from a layout, an int ``n`` (``n:1``) or text."""
+    if isinstance(value, (Layout, ComposedLayout)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return Layout(int(value))
+    if isinstance(value, str):
+        parsed = parse(value)
+        if isinstance(parsed, (Layout, ComposedLayout)):
+            return parsed
+    raise LayoutError(f"layout: expected a Layout, an int or 'shape:stride' text, got {quote(repr(value))}")
+
+
+def _as_tiler(value: Any) -> Any:
+    """Layout | None | tuple of tilers (ints become ``n:1``, text is parsed)."""
+    if value is None or isinstance(value, Layout):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return Layout(int(value))
+    if isinstance(value, str):
+        parsed = parse(value)
+        return _as_tiler(parsed)
+    if isinstance(value, (tuple, list)) and value:
+        return tuple(_as_tiler(v) for v in value)
+    raise LayoutError(f"tiler: expected a Layout, an int, None or a tuple of those, got {quote(repr(value))}")
+
+
+def _as_block_tiler(value: Any) -> Layout:
+    """The tiler of blocked/raked products: a Layout, a shape tuple (column-major) or text."""
+    if isinstance(value, Layout):
+        return value
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, tuple, list, np.integer)) for v in flatten(tuple(value))):
+        if any(isinstance(v, Layout) for v in value):
+            return make_layout(*[as_layout(v) for v in value])
+        return Layout(tuple(value))
+    if isinstance(value, (tuple, list)) and all(isinstance(v, Layout) for v in value):
+        return make_layout(*value)
+    if isinstance(value, str):
+        parsed = parse(value)
+        if isinstance(parsed, tuple):
+            return make_layout(*parsed)
+        if isinstance(parsed, Layout):
+            return parsed
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return Layout(int(value))
+    raise LayoutError(f"tiler: expected a Layout or a shape, got {quote(repr(value))}")
+
+
+def _check_rank(layout: AnyLayout, tiler: tuple, what: str) -> None:
+    if len(tiler) > layout.rank:
+        raise LayoutError(
+            f"{what}: tiler {quote(_tiler_text(tiler))} has {len(tiler)} modes but layout "
+            f"{quote(layout)} has rank {layout.rank}"
+        )
+
+
+def _tiler_text(tiler: tuple) -> str:
+    return "<" + ", ".join("_" if t is None else str(t) for t in tiler) + ">"
+
+
+# ------------------------------------------------------------------------------------------
+# composition
+# ------------------------------------------------------------------------------------------
+
+def composition(a: Any, b: Any) -> Any:
+    """``R = a o b``: ``R(c) == a(b(c))`` for every coordinate ``c`` of ``b``; ``R`` has
+    ``b``'s shape (each mode possibly split). ``b`` may be a tiler, applied mode by mode.
+
+    >>> str(composition(Layout.parse("(6,2):(8,2)"), Layout.parse("(4,3):(3,1)")))
+    '((2,2),3):((24,2),8)'
+    """
+    if isinstance(a, Swizzle):
+        return ComposedLayout(a, 0, as_layout(b))
+    a = as_layout(a)
+    b = _as_tiler(b)
+    if isinstance(a, ComposedLayout):
+        return ComposedLayout(a.outer, a.offset, composition(a.inner, b))
+    if b is None:
+        return a
+    if isinstance(b, tuple):
+        _check_rank(a, b, "composition")
+        modes = a.modes()
+        return make_layout(*[composition(modes[i], t) for i, t in enumerate(b)], *modes[len(b):])
+    if isinstance(b.shape, tuple):
+        return make_layout(*[composition(a, m) for m in b.modes()])
+    return _compose_mode(a, b.shape, b.stride)
+
+
+def _compose_mode(a: Layout, s: int, d: int) -> Layout:
+    """``a o (s:d)`` for one int mode, by CuTe's stride/shape division, with checks."""
+    if d == 0 or s == 1:
+        return Layout._make(s, 0)
+    if d < 0:
+        raise LayoutError(f"composition: right operand stride {d} is negative; {quote(a)} is only defined on indices >= 0")
+    shapes, strides = _coalesce_flat(a.flat_shape, a.flat_stride)
+    if not shapes:
+        return Layout._make(s, 0)
+    rest_shape, rest_stride = s, d
+    out_s: list[int] = []
+    out_d: list[int] = []
+    for a_s, a_d in zip(shapes[:-1], strides[:-1]):
+        if rest_stride % a_s == 0:
+            rest_stride //= a_s
+            continue
+        if a_s % rest_stride == 0:
+            s1 = a_s // rest_stride
+            if rest_shape <= s1:
+                out_s.append(rest_shape)
+                out_d.append(rest_stride * a_d)
+                rest_shape = 1
+                break
+            if rest_shape % s1:
+                return _compose_by_fit(a, s, d)
+            out_s.append(s1)
+            out_d.append(rest_stride * a_d)
+            rest_shape //= s1
+            rest_stride = 1
+            continue
+        if (rest_shape - 1) * rest_stride < a_s:
+            out_s.append(rest_shape)
+            out_d.append(rest_stride * a_d)
+            rest_shape = 1
+            break
+        return _compose_by_fit(a, s, d)
+    else:
+        out_s.append(rest_shape)
+        out_d.append(rest_stride * strides[-1])
+    cs, cd = _coalesce_flat(tuple(out_s), tuple(out_d))
+    return _layout_from_flat(cs, cd) if cs else Layout._make(1, 0)
+
+
+def _compose_by_fit(a: Layout, s: int, d: int) -> Layout:
+    """When CuTe's divisibility conditions fail: the layout equal to ``i -> a(i*d)`` on
+    ``[0, s)`` if one exists, else a LayoutError."""
+    reason = (
+        f"composition: {quote(a)} o {quote(f'{s}:{d}')} is not a layout (stride {d} and shape {s} "
+        f"do not divide {quote(a)}'s modes"
+    )
+    if s > _FIT_LIMIT:
+        raise LayoutError(reason + ")")
+    values = a.evaluate(np.arange(s, dtype=np.int64) * d)
+    fitted = fit_layout(values)
+    if fitted is None:
+        raise LayoutError(reason + f", and no layout of size {s} gives {quote(values[:12].tolist())})")
+    return fitted
+
+
+def fit_layout(values: Any) -> Layout | None:
+    """A flat layout ``L`` with ``L(i) == values[i]`` for every ``i``, or None if there is none.
+
+    >>> str(fit_layout([0, 1, 8, 9, 16, 17]))
+    '(2,3):(1,8)'
+    """
+    v = np.asarray(values, dtype=np.int64).reshape(-1)
+    if v.size == 0 or v[0] != 0:
+        return None
+    found = _fit(v)
+    if found is None:
+        return None
+    s, d = _coalesce_flat(tuple(found[0]), tuple(found[1]))
+    return _layout_from_flat(s, d) if s else Layout._make(v.size, 0)
+
+
+def _fit(v: np.ndarray) -> tuple[list[int], list[int]] | None:
+    n = v.size
+    if n == 1:
+        return [], []
+    step = int(v[1])
+    ramp = np.arange(n, dtype=np.int64) * step
+    run = int(np.argmin(v == ramp)) if not np.array_equal(v, ramp) else n
+    for s1 in range(min(run, n), 1, -1):
+        if n % s1:
+            continue
+        block = v.reshape(n // s1, s1)
+        if np.array_equal(block, block[:, :1] + ramp[:s1]):
+            rest = _fit(block[:, 0])
+            if rest is not None:
+                return [s1, *rest[0]], [step, *rest[1]]
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# complement, inverses
+# ------------------------------------------------------------------------------------------
+
+def complement(layout: Any, cotarget: Any = None) -> Layout:
+    """The ordered layout ``R`` filling the gaps of ``layout``'s image up to ``cotarget``
+    (default: its cosize): ``(layout, R)`` is injective, ``R`` is increasing, and
+    ``size(layout) * size(R) >= cotarget``.
+
+    >>> str(complement(Layout.parse("(2,2):(1,6)"), 24))
+    '(3,2):(2,12)'
+    """
+    layout = as_layout(layout)
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError(f"complement: not defined for the composed (swizzled) layout {quote(layout)}")
+    if cotarget is None:
+        cotarget = layout.cosize
+    elif isinstance(cotarget, (tuple, list)):
+        cotarget = product(_normalize(cotarget, "complement cotarget", positive=True))
+    elif not isinstance(cotarget, (int, np.integer)) or isinstance(cotarget, bool) or cotarget < 1:
+        raise LayoutError(f"complement cotarget: expected a positive int, got {quote(repr(cotarget))}")
+    modes = sorted((d, s) for s, d in zip(layout.flat_shape, layout.flat_stride) if s != 1 and d != 0)
+    if modes and modes[0][0] < 0:
+        raise LayoutError(f"complement: {quote(layout)} has a negative stride")
+    current = 1
+    out_s: list[int] = []
+    out_d: list[int] = []
+    for d, s in modes:
+        if d % current:
+            kind = "overlap (the layout is not injective)" if d < current else "interleave"
+            raise LayoutError(
+                f"complement: the modes of {quote(layout)} {kind}: stride {d} is not a multiple of "
+                f"{current}, the extent of the modes with smaller strides"
+            )
+        out_s.append(d // current)
+        out_d.append(current)
+        current = s * d
+    out_s.append(-(-int(cotarget) // current))
+    out_d.append(current)
+    cs, cd = _coalesce_flat(tuple(out_s), tuple(out_d))
+    return _layout_from_flat(cs, cd) if cs else Layout._make(1, 0)
+
+
+def right_inverse(layout: Any) -> Layout:
+    """The largest ``R`` found with ``layout(R(i)) == i`` for ``i`` in ``[0, size(R))``;
+    stride-0 and negative-stride modes are skipped (pycute stops at a stride-0 mode).
+
+    >>> str(right_inverse(Layout.parse("(2,4):(0,1)")))
+    '4:2'
+    """
+    layout = as_layout(layout)
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError(f"right_inverse: not defined for the composed (swizzled) layout {quote(layout)}")
+    shapes, strides = layout.flat_shape, layout.flat_stride
+    domain_strides, _ = _compact_stride(shapes)
+    if not isinstance(domain_strides, tuple):
+        domain_strides = (domain_strides,)
+    modes = sorted((d, -s, r) for s, d, r in zip(shapes, strides, domain_strides) if s != 1 and d > 0)
+    current = 1
+    out_s: list[int] = []
+    out_d: list[int] = []
+    for d, neg_s, r in modes:
+        if d != current:
+            if d < current:
+                continue  # a duplicate of offsets already reached
+            break
+        out_s.append(-neg_s)
+        out_d.append(r)
+        current = -neg_s * d
+    cs, cd = _coalesce_flat(tuple(out_s), tuple(out_d))
+    return _layout_from_flat(cs, cd) if cs else Layout._make(1, 0)
+
+
+def left_inverse(layout: Any) -> Layout:
+    """``R`` with ``R(layout(i)) == i`` for every index ``i``; ``layout`` must be injective.
+
+    >>> str(left_inverse(Layout.parse("(2,3):(3,1)")))
+    '(3,2):(2,1)'
+    """
+    layout = as_layout(layout)
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError(f"left_inverse: not defined for the composed (swizzled) layout {quote(layout)}")
+    if not layout.is_injective():
+        raise LayoutError(f"left_inverse: {quote(layout)} is not injective (two indices share an offset)")
+    try:
+        rest = complement(layout)
+    except LayoutError as err:
+        raise LayoutError(f"left_inverse: {err}") from None
+    return right_inverse(make_layout(layout, rest))
+
+
+# ------------------------------------------------------------------------------------------
+# divides
+# ------------------------------------------------------------------------------------------
+
+def logical_divide(layout: Any, tiler: Any) -> Any:
+    """``layout o (tiler, complement(tiler, size(layout)))``: mode 0 indexes inside a tile,
+    mode 1 across tiles. A tuple tiler divides mode by mode.
+
+    >>> str(logical_divide(Layout.parse("(4,6):(6,1)"), (2, 3)))
+    '((2,2),(3,2)):((6,12),(1,3))'
+    """
+    layout = as_layout(layout)
+    tiler = _as_tiler(tiler)
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayout(layout.outer, layout.offset, logical_divide(layout.inner, tiler))
+    if tiler is None:
+        return layout
+    if isinstance(tiler, tuple):
+        _check_rank(layout, tiler, "logical_divide")
+        modes = layout.modes()
+        return make_layout(*[logical_divide(modes[i], t) for i, t in enumerate(tiler)], *modes[len(tiler):])
+    return composition(layout, make_layout(tiler, complement(tiler, layout.size)))
+
+
+def _unzip(split: Any, layout: Any, tiler: Any) -> Any:
+    """Gather ``split(layout_i, tiler_i)``'s two halves: ``((tiles...), (rests..., rest modes))``."""
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayout(layout.outer, layout.offset, _unzip(split, layout.inner, tiler))
+    if tiler is None:
+        return make_layout(Layout._make(1, 0), layout)
+    if isinstance(tiler, tuple):
+        _check_rank(layout, tiler, split.__name__)
+        modes = layout.modes()
+        parts = [_unzip(split, modes[i], t) for i, t in enumerate(tiler)]
+        return make_layout(
+            make_layout(*[p[0] for p in parts]),
+            make_layout(*[p[1] for p in parts], *modes[len(tiler):]),
+        )
+    return split(layout, tiler)
+
+
+def zipped_divide(layout: Any, tiler: Any) -> Any:
+    """``((tile modes...), (rest modes...))``: the tile as mode 0, all rests as mode 1.
+
+    >>> str(zipped_divide(Layout.parse("(4,6):(6,1)"), (2, 3)))
+    '((2,3),(2,2)):((6,1),(12,3))'
+    """
+    return _unzip(logical_divide, as_layout(layout), _as_tiler(tiler))
+
+
+def tiled_divide(layout: Any, tiler: Any) -> Any:
+    """``(tile, rest0, rest1, ...)``: zipped_divide with the rest mode unpacked."""
+    return _unpack(zipped_divide(layout, tiler), unpack_tile=False)
+
+
+def flat_divide(layout: Any, tiler: Any) -> Any:
+    """``(tile0, tile1, ..., rest0, rest1, ...)``: zipped_divide with both modes unpacked."""
+    return _unpack(zipped_divide(layout, tiler), unpack_tile=True)
+
+
+def _unpack(result: Any, unpack_tile: bool) -> Any:
+    if isinstance(result, ComposedLayout):
+        return ComposedLayout(result.outer, result.offset, _unpack(result.inner, unpack_tile))
+    tile, rest = result[0], result[1]
+    tiles = list(tile.modes()) if unpack_tile else [tile]
+    return make_layout(*tiles, *rest.modes())
+
+
+# ------------------------------------------------------------------------------------------
+# products
+# ------------------------------------------------------------------------------------------
+
+def logical_product(layout: Any, tiler: Any) -> Any:
+    """``(layout, complement(layout, size(layout)*cosize(tiler)) o tiler)``: mode 0 is one
+    copy of ``layout``, mode 1 places the copies as ``tiler`` says. Tuple tilers act by mode.
+
+    >>> str(logical_product(Layout.parse("(2,2):(4,1)"), Layout.parse("6:1")))
+    '((2,2),(2,3)):((4,1),(2,8))'
+    """
+    layout = as_layout(layout)
+    tiler = _as_tiler(tiler)
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayout(layout.outer, layout.offset, logical_product(layout.inner, tiler))
+    if tiler is None:
+        return layout
+    if isinstance(tiler, tuple):
+        _check_rank(layout, tiler, "logical_product")
+        modes = layout.modes()
+        return make_layout(*[logical_product(modes[i], t) for i, t in enumerate(tiler)], *modes[len(tiler):])
+    if tiler.min_offset < 0:
+        raise LayoutError(f"logical_product: tiler {quote(tiler)} has a negative stride")
+    rest = complement(layout, layout.size * tiler.cosize)
+    return make_layout(layout, composition(rest, tiler))
+
+
+def zipped_product(layout: Any, tiler: Any) -> Any:
+    """``((layout modes...), (tiler-placement modes...))``."""
+    return _unzip(logical_product, as_layout(layout), _as_tiler(tiler))
+
+
+def tiled_product(layout: Any, tiler: Any) -> Any:
+    """``(layout, rest0, rest1, ...)``: zipped_product with the rest mode unpacked."""
+    return _unpack(zipped_product(layout, tiler), unpack_tile=False)
+
+
+def _zip_product(layout: Any, tiler: Any, block_first: bool) -> Any:
+    layout = as_layout(layout)
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayout(layout.outer, layout.offset, _zip_product(layout.inner, tiler, block_first))
+    tiler = _as_block_tiler(tiler)
+    rank = max(layout.rank, tiler.rank)
+    a, b = _append(layout, rank), _append(tiler, rank)
+    result = logical_product(a, b)
+    blocks, places = result[0], result[1]
+    pairs = [(blocks[i], places[i]) if block_first else (places[i], blocks[i]) for i in range(rank)]
+    return make_layout(*[make_layout(x, y) for x, y in pairs])
+
+
+def blocked_product(layout: Any, tiler: Any) -> Any:
+    """Mode ``k`` is ``(layout_k, placement_k)``: copies of ``layout`` laid out as blocks.
+
+    >>> str(blocked_product(Layout.parse("(2,5):(5,1)"), (3, 4)))
+    '((2,3),(5,4)):((5,10),(1,30))'
+    """
+    return _zip_product(layout, tiler, block_first=True)
+
+
+def raked_product(layout: Any, tiler: Any) -> Any:
+    """Mode ``k`` is ``(placement_k, layout_k)``: copies of ``layout`` interleaved (raked)."""
+    return _zip_product(layout, tiler, block_first=False)
+
+
+# ------------------------------------------------------------------------------------------
+# text
+# ------------------------------------------------------------------------------------------
+
+def parse(text: str) -> Any:
+    """CuTe text -> a Layout, a ComposedLayout, a Swizzle or a tiler tuple.
+
+    ``(2,3):(3,1)``; ``(2,3)`` (column-major); ``_8:_1`` (C++ static ints print with
+    ``_``); ``Sw<3,4,3>``; ``Sw<3,4,3> o 0 o (8,64):(64,1)`` or ``Sw<3,4,3> o (8,64):(64,1)``;
+    ``<3:3, (2,4):(1,8)>`` (a tiler; ``_`` leaves a mode).
+    """
+    from layoutkit.core.text import Cursor
+
+    if not isinstance(text, str):
+        raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
+    cur = Cursor(text)
+    if cur.at_end():
+        raise LayoutError("layout text: empty")
+    value = _parse_top(cur)
+    cur.expect_end()
+    return value
+
+
+def parse_tiler(text: str) -> tuple:
+    """``"<3:3, (2,4):(1,8)>"`` -> ``(Layout('3:3'), Layout('(2,4):(1,8)'))``."""
+    value = parse(text)
+    if not isinstance(value, tuple):
+        raise LayoutError(f"tiler: expected '<layout, layout, ...>', got {quote(text)}")
+    return value
+
+
+def _parse_top(cur: Any) -> Any:
+    if cur.at("<"):
+        return _parse_tiler(cur)
+    if cur.at("Sw"):
+        swizzle = _parse_swizzle(cur)
+        if not cur.accept("o"):
+            return swizzle
+        offset = 0
+        if cur.peek.kind == "int" or _is_static_int(cur.peek):
+            offset = _parse_int(cur)
+            cur.expect("o", "between the offset and the inner layout")
+        return ComposedLayout(swizzle, offset, _parse_layout(cur))
+    return _parse_layout(cur)
+
+
+def _parse_tiler(cur: Any) -> tuple:
+    cur.expect("<")
+    items = []
+    while True:
+        if cur.peek.text == "_":
+            cur.next()
+            items.append(None)
+        else:
+            items.append(_parse_layout(cur))
+        if not cur.accept(","):
+            break
+    cur.expect(">", "to close the tiler")
+    return tuple(items)
+
+
+def _parse_swizzle(cur: Any) -> Swizzle:
+    cur.expect("Sw")
+    cur.expect("<")
+    bits = _parse_int(cur)
+    cur.expect(",")
+    base = _parse_int(cur)
+    cur.expect(",")
+    shift = _parse_int(cur)
+    cur.expect(">", "to close 'Sw<'")
+    return Swizzle(bits, base, shift)
+
+
+def _parse_layout(cur: Any) -> Layout:
+    start = cur.peek
+    shape = _parse_int_tuple(cur, 0)
+    stride = _parse_int_tuple(cur, 0) if cur.accept(":") else None
+    try:
+        return Layout(shape, stride)
+    except LayoutError as err:
+        raise LayoutError(f"{err} in {quote(cur.text[start.pos:cur.peek.pos].strip() or cur.text)}") from None
+
+
+def _is_static_int(tok: Any) -> bool:
+    return tok.kind == "ident" and len(tok.text) > 1 and tok.text[0] == "_" and tok.text[1:].isdigit()
+
+
+def _parse_int(cur: Any) -> int:
+    tok = cur.peek
+    if tok.kind == "int":
+        cur.next()
+        return int(tok.text)
+    if _is_static_int(tok):
+        cur.next()
+        return int(tok.text[1:])
+    cur.fail("expected an integer")
+    raise AssertionError  # unreachable
+
+
+def _parse_int_tuple(cur: Any, depth: int) -> IntTuple:
+    if depth > _MAX_DEPTH:
+        cur.fail(f"nested deeper than {_MAX_DEPTH} levels")
+    if cur.accept("("):
+        items = [_parse_int_tuple(cur, depth + 1)]
+        while cur.accept(","):
+            items.append(_parse_int_tuple(cur, depth + 1))
+        cur.expect(")", "to close a tuple")
+        return tuple(items)
+    return _parse_int(cur)
+
+
+__all__ = [
+    "ComposedLayout", "Layout", "Swizzle", "as_layout", "blocked_product", "coalesce",
+    "complement", "composition", "filter", "fit_layout", "flat_divide", "flatten",
+    "left_inverse", "logical_divide", "logical_product", "make_layout", "parse", "parse_tiler",
+    "product", "raked_product", "right_inverse", "tiled_divide", "tiled_product",
+    "zipped_divide", "zipped_product",
+]
