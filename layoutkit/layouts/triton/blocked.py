@@ -131,6 +131,29 @@ class BlockedEncoding(DistributedEncoding):
     def draft(self, shape: tuple[int, ...]) -> Draft:
         return combine_cta_cga(self.cta_tile, self.cga.bases, shape)
 
+    # -- as a dot_op parent (FMA dots) ----------------------------------------------------
+    def check_dot_operand(self, op_idx: int, k_width: int) -> None:
+        if self.rank < 2:
+            raise LayoutError(f"parent: a dot operand needs rank >= 2, got a rank-{self.rank} blocked parent")
+        if k_width != 0:
+            raise LayoutError(f"kWidth: not supported with a blocked parent, got {k_width}")
+
+    def dot_operand_draft(self, op_idx: int, k_width: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
+        """Triton's ``fmaDotToLinearLayout``: each thread holds the whole K extent of its
+        rows (A) or columns (B); lanes and warps are replicated along K."""
+        from layoutkit.layouts.triton.common import broadcast_along
+
+        rank = self.rank
+        k_dim = rank - 1 if op_idx == 0 else rank - 2
+        thread_size = list(self.size_per_thread)
+        thread_size[k_dim] = shape[k_dim]
+        cta = (
+            Draft.identity_nd("register", thread_size, self.order).with_dims(self.order)
+            * broadcast_along("lane", self.threads_per_warp, self.order, k_dim).with_dims(self.order)
+            * broadcast_along("warp", self.warps_per_cta, self.order, k_dim).with_dims(self.order)
+        )
+        return combine_cta_cga(cta, cga.bases, shape)
+
     @property
     def shape_per_cta_tile(self) -> tuple[int, ...]:
         """sizePerThread * threadsPerWarp * warpsPerCTA, per dim."""

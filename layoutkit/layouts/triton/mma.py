@@ -1,0 +1,268 @@
+"""``#ttg.nvidia_mma`` (tensor-core accumulators) and ``#ttg.dot_op`` (the operands of a dot).
+
+NVIDIA MMA. Version 2 (Ampere, ``mma.sync``, ``instrShape = [16, 8]``) and version 3
+(Hopper, ``wgmma``, ``instrShape = [16, N, 16]``) share one per-warp tile of the
+accumulator C, ``m x n`` = ``16 x 8`` (v2) or ``16 x N`` (v3)::
+
+    register bit 0        -> column + 1            (2 consecutive columns per register pair)
+    lane bits 0, 1        -> column + 2, + 4        (4 lanes across a row)
+    lane bits 2, 3, 4     -> row + 1, + 2, + 4      (8 rows)
+    register bit 1        -> row + 8                (the lower 8 rows)
+    register bits 2, ...  -> column + 8, + 16, ...  (the rest of n, v3)
+
+Warps tile ``warpsPerCTA`` such tiles (row-major for v2, column-major -- M fastest -- for
+v3), then registers repeat the CTA tile over the tensor, columns first.
+
+Worked example (Triton's unit test MMAv2_16x16): v2, ``warpsPerCTA = [1, 1]`` on 16x16:
+register bases ``[[0, 1], [8, 0], [0, 8]]``, lane bases ``[[0, 2], [0, 4], [1, 0], [2, 0],
+[4, 0]]``; element (i, j) is in lane ``4*(i % 8) + (j % 8) // 2``, register
+``(j % 2) + 2*(i // 8) + 4*(j // 8)``.
+
+Dot operands. ``#ttg.dot_op<{opIdx, parent, kWidth}>`` lays out operand A (``opIdx = 0``,
+``M x K``) or B (``opIdx = 1``, ``K x N``) for a dot whose result has layout ``parent``.
+With an ``nvidia_mma`` parent each thread holds ``kWidth`` consecutive K elements per
+register group; the tile is ``16 x 8*kWidth`` for A and ``8*kWidth x 8`` for B, and warps
+are replicated along K. With a ``blocked`` parent (FMA dots) each thread holds the whole K
+extent. AMD parents are handled by :mod:`layoutkit.layouts.triton.amd`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from layoutkit.core.text import Attribute
+from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts.triton.cga import CGALayout, as_cga
+from layoutkit.layouts.triton.common import (
+    DistributedEncoding,
+    Draft,
+    Fields,
+    broadcast_along,
+    check_ints,
+    check_powers_of_two,
+    combine_cta_cga,
+    dot_operand_order,
+    ints_text,
+    is_power_of_two,
+    matrix_order,
+)
+
+
+def mma_tile(tile_shape: tuple[int, ...], k_width: int, order: tuple[int, ...],
+             rep_order: tuple[int, ...]) -> Draft:
+    """Triton's ``nvidiaMmaTile``: the register/lane tile of an MMA accumulator or operand.
+
+    ``order[0]`` is the inner (contiguous) dim, ``order[1]`` the outer one; the out-dims are
+    kept in ``rep_order`` (the order in which the tile then repeats over registers).
+    """
+    rank = len(rep_order)
+    inner, outer = order[0], order[1]
+    m, n = tile_shape[outer], tile_shape[inner]
+    identity = Draft.identity
+    return (
+        Draft.identity_nd("register", (1,) * rank, rep_order)
+        * identity(k_width, "register", inner, rank=rank)
+        * identity(4, "lane", inner, rank=rank)
+        * identity(8, "lane", outer, rank=rank)
+        * identity(m // 8, "register", outer, rank=rank)
+        * identity(n // (k_width * 4), "register", inner, rank=rank)
+    )
+
+
+@dataclass(frozen=True)
+class NvidiaMmaEncoding(DistributedEncoding):
+    """``#ttg.nvidia_mma<{versionMajor, versionMinor, warpsPerCTA[, CGALayout], instrShape}>``.
+
+    >>> mma = NvidiaMmaEncoding(2, 0, (1, 1), (16, 8))
+    >>> mma.to_linear_layout((16, 16)).bases["register"]
+    [[0, 1], [8, 0], [0, 8]]
+    """
+
+    ATTR_NAME = "nvidia_mma"
+    LEGACY_ATTR_NAMES = ("mma",)
+
+    version_major: int
+    version_minor: int
+    warps_per_cta: tuple[int, ...]
+    instr_shape: tuple[int, ...] | None = None
+    cga: CGALayout | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in (("versionMajor", self.version_major), ("versionMinor", self.version_minor)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise LayoutError(f"{name}: expected a non-negative integer, got {quote(value)}")
+        if self.version_major not in (2, 3):
+            raise LayoutError(
+                f"versionMajor: only 2 (Ampere) and 3 (Hopper) are supported, got {quote(self.version_major)}"
+            )
+        warps = check_ints("warpsPerCTA", self.warps_per_cta, minimum=1)
+        check_powers_of_two("warpsPerCTA", warps)
+        rank = len(warps)
+        if rank < 2:
+            raise LayoutError(f"warpsPerCTA: an MMA layout needs rank >= 2, got {quote(ints_text(warps))}")
+        if self.instr_shape is None:
+            if self.version_major == 3:
+                raise LayoutError("instrShape: required for versionMajor = 3, e.g. [16, 128, 16]")
+            instr = (1,) * (rank - 2) + (16, 8)
+        else:
+            instr = check_ints("instrShape", self.instr_shape, minimum=1)
+        if self.version_major == 2:
+            if len(instr) != rank:
+                raise LayoutError(
+                    f"instrShape: version 2 needs one entry per dim ({rank}), got {quote(ints_text(instr))}"
+                )
+            m, n = instr[-2], instr[-1]
+        else:
+            if rank != 2:
+                raise LayoutError(f"warpsPerCTA: version 3 (Hopper) layouts have rank 2, got {quote(ints_text(warps))}")
+            if len(instr) != 3:
+                raise LayoutError(f"instrShape: version 3 needs [M, N, K], got {quote(ints_text(instr))}")
+            m, n = instr[0], instr[1]
+        if not (is_power_of_two(m) and is_power_of_two(n) and m >= 8 and n >= 8):
+            raise LayoutError(
+                f"instrShape: M and N must be powers of two >= 8, got {quote(ints_text(instr))}"
+            )
+        object.__setattr__(self, "warps_per_cta", warps)
+        object.__setattr__(self, "instr_shape", instr)
+        object.__setattr__(self, "cga", as_cga(self.cga, rank))
+
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> NvidiaMmaEncoding:
+        f = Fields(attr, cls.ATTR_NAME, aliases)
+        major = f.int("versionMajor")
+        minor = f.int("versionMinor", 0)
+        warps = f.ints("warpsPerCTA", minimum=1)
+        instr = f.ints("instrShape", None, minimum=1)
+        cga = CGALayout.from_fields(f, len(warps))
+        f.finish()
+        try:
+            return cls(major, minor, warps, instr, cga)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+
+    def field_text(self) -> str:
+        return (
+            f"versionMajor = {self.version_major}, versionMinor = {self.version_minor}, "
+            f"warpsPerCTA = {ints_text(self.warps_per_cta)}{self.cga.field_text()}, "
+            f"instrShape = {ints_text(self.instr_shape)}"
+        )
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    @property
+    def is_ampere(self) -> bool:
+        return self.version_major == 2
+
+    @property
+    def is_hopper(self) -> bool:
+        return self.version_major == 3
+
+    @property
+    def tile_shape(self) -> tuple[int, ...]:
+        """One warp's accumulator tile: instrShape for v2, [M, N] of [M, N, K] for v3."""
+        return self.instr_shape if self.is_ampere else self.instr_shape[:2]
+
+    @property
+    def warp_order(self) -> tuple[int, ...]:
+        return matrix_order(self.rank, row_major=not self.is_hopper)
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:
+        order = matrix_order(self.rank)
+        cta = mma_tile(self.tile_shape, 2, order, order)  # the accumulator has kWidth 2
+        cta = cta * Draft.identity_nd("warp", self.warps_per_cta, self.warp_order).with_dims(cta.dims)
+        return combine_cta_cga(cta, self.cga.bases, shape)
+
+    # -- as a dot_op parent -------------------------------------------------------------
+    def check_dot_operand(self, op_idx: int, k_width: int) -> None:
+        if k_width == 0:
+            raise LayoutError("kWidth: required (non-zero) for an nvidia_mma parent")
+        if not is_power_of_two(k_width) or k_width > 64:
+            raise LayoutError(f"kWidth: must be a power of two <= 64 for an nvidia_mma parent, got {k_width}")
+        if self.is_hopper and op_idx != 0:
+            raise LayoutError("opIdx: must be 0 for a Hopper (versionMajor = 3) parent; B is read from shared memory")
+
+    def dot_operand_draft(self, op_idx: int, k_width: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
+        """Triton's ``nvidiaDotToLinearLayout``."""
+        rank = self.rank
+        is_a = op_idx == 0
+        tile = [1] * rank
+        tile[rank - 2], tile[rank - 1] = (16, k_width * 8) if is_a else (k_width * 8, 8)
+        order = dot_operand_order(op_idx, rank)
+        cta = mma_tile(tuple(tile), k_width, order, order)
+        k_dim = rank - 1 if is_a else rank - 2
+        warps = broadcast_along("warp", self.warps_per_cta, self.warp_order, k_dim)
+        cta = cta * warps.with_dims(cta.dims)
+        return combine_cta_cga(cta, cga.bases, shape)
+
+
+_PARENTS_HINT = "nvidia_mma, blocked, amd_mfma or amd_wmma"
+
+
+@dataclass(frozen=True)
+class DotOperandEncoding(DistributedEncoding):
+    """``#ttg.dot_op<{opIdx, parent[, kWidth]}>``: operand A (0) or B (1) of a dot whose
+    result has layout ``parent``.
+
+    >>> mma = NvidiaMmaEncoding(2, 0, (1, 1), (16, 8))
+    >>> DotOperandEncoding(0, mma, 8).to_linear_layout((16, 64)).bases["lane"]
+    [[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]]
+    """
+
+    ATTR_NAME = "dot_op"
+
+    op_idx: int
+    parent: Any
+    k_width: int = 0
+
+    def __post_init__(self) -> None:
+        if self.op_idx not in (0, 1) or isinstance(self.op_idx, bool):
+            raise LayoutError(f"opIdx: must be 0 (operand A) or 1 (operand B), got {quote(self.op_idx)}")
+        if isinstance(self.k_width, bool) or not isinstance(self.k_width, int) or self.k_width < 0:
+            raise LayoutError(f"kWidth: expected a non-negative integer, got {quote(self.k_width)}")
+        check = getattr(self.parent, "check_dot_operand", None)
+        if check is None or not isinstance(self.parent, DistributedEncoding):
+            raise LayoutError(f"parent: a dot_op parent must be {_PARENTS_HINT}, got {quote(str(self.parent))}")
+        check(self.op_idx, self.k_width)
+
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> DotOperandEncoding:
+        from layoutkit.layouts.triton import from_attribute as encoding_from_attribute
+
+        f = Fields(attr, cls.ATTR_NAME, aliases)
+        op_idx = f.int("opIdx")
+        parent = encoding_from_attribute(f.attribute("parent"), aliases)
+        k_width = f.int("kWidth", 0)
+        f.finish()
+        try:
+            return cls(op_idx, parent, k_width)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+
+    def field_text(self) -> str:
+        k_width = f", kWidth = {self.k_width}" if self.k_width else ""
+        return f"opIdx = {self.op_idx}, parent = {self.parent}{k_width}"
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank
+
+    @property
+    def k_dim(self) -> int:
+        """The K dim: the last for A, the second to last for B."""
+        return self.rank - 1 if self.op_idx == 0 else self.rank - 2
+
+    @property
+    def cga(self) -> CGALayout:
+        """The parent's CGA layout, never split along K (Triton's ``getCGALayout``)."""
+        parent = self.parent.cga
+        k = self.k_dim
+        return CGALayout(tuple(b[:k] + (0,) + b[k + 1:] for b in parent.bases), parent.rank)
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:
+        return self.parent.dot_operand_draft(self.op_idx, self.k_width, shape, self.cga)
+
+
+ENCODINGS = (NvidiaMmaEncoding, DotOperandEncoding)
