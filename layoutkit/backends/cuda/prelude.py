@@ -1,0 +1,101 @@
+"""The device helpers every emitted CUDA file starts with.
+
+The emitted source includes no header, so NVRTC compiles it without a CUDA toolkit: f16 and
+bf16 values are kept as their 16 bits (``f16_t`` / ``bf16_t``) and converted with one PTX
+``cvt`` each; arithmetic on them runs in f32 and rounds back to nearest-even, which for
+``+ - * /`` gives the exact f16 result (f32 has more than 2 * 11 + 2 significand bits).
+"""
+
+from __future__ import annotations
+
+PRELUDE = r"""// ---- layoutkit CUDA prelude: 16-bit floats as bits, small vectors, warp helpers ----
+typedef unsigned short f16_t;   // IEEE binary16, as bits
+typedef unsigned short bf16_t;  // bfloat16, as bits
+
+__device__ __forceinline__ float f16_to_float(f16_t h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ f16_t float_to_f16(float f) {
+  f16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float bf16_to_float(bf16_t h) {
+  return __uint_as_float(static_cast<unsigned>(h) << 16);
+}
+__device__ __forceinline__ bf16_t float_to_bf16(float f) {
+  bf16_t h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+// two 16-bit values in one 32-bit register, `low` in bits 0..15 (mma fragment order)
+__device__ __forceinline__ unsigned pack_16x2(unsigned short low, unsigned short high) {
+  return static_cast<unsigned>(low) | (static_cast<unsigned>(high) << 16);
+}
+
+// a vector<NxT> value: N elements in registers
+template <typename T, int N>
+struct Vec {
+  T e[N];
+  __device__ __forceinline__ T& operator[](int i) { return e[i]; }
+  __device__ __forceinline__ const T& operator[](int i) const { return e[i]; }
+  __device__ __forceinline__ static Vec splat(T x) {
+    Vec v;
+#pragma unroll
+    for (int i = 0; i < N; ++i) v.e[i] = x;
+    return v;
+  }
+  template <int M>
+  __device__ __forceinline__ Vec<T, M> part(int start) const {
+    Vec<T, M> v;
+#pragma unroll
+    for (int i = 0; i < M; ++i) v.e[i] = e[start + i];
+    return v;
+  }
+  template <int M>
+  __device__ __forceinline__ Vec with_part(int start, const Vec<T, M>& p) const {
+    Vec v = *this;
+#pragma unroll
+    for (int i = 0; i < M; ++i) v.e[start + i] = p.e[i];
+    return v;
+  }
+};
+
+// one wide memory access (Wide = float4, uint4, uint2, ...) moving a whole Vec
+template <typename Wide, typename T, int N>
+__device__ __forceinline__ Vec<T, N> load_vector(const T* address) {
+  static_assert(sizeof(Wide) == sizeof(T) * N, "wide type must match the vector size");
+  Vec<T, N> v;
+  *reinterpret_cast<Wide*>(v.e) = *reinterpret_cast<const Wide*>(address);
+  return v;
+}
+template <typename Wide, typename T, int N>
+__device__ __forceinline__ void store_vector(T* address, const Vec<T, N>& v) {
+  static_assert(sizeof(Wide) == sizeof(T) * N, "wide type must match the vector size");
+  *reinterpret_cast<Wide*>(address) = *reinterpret_cast<const Wide*>(v.e);
+}
+
+__device__ __forceinline__ unsigned lane_id() {
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+}
+__device__ __forceinline__ unsigned linear_thread_id() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+// NaN-propagating min/max (arith.minimumf / arith.maximumf)
+__device__ __forceinline__ float maximumf(float a, float b) { return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b); }
+__device__ __forceinline__ float minimumf(float a, float b) { return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b); }
+__device__ __forceinline__ double maximumf(double a, double b) { return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmax(a, b); }
+__device__ __forceinline__ double minimumf(double a, double b) { return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmin(a, b); }
+
+// integer division rounding toward -inf / +inf (arith.floordivsi / arith.ceildivsi)
+template <typename T>
+__device__ __forceinline__ T floordiv(T a, T b) { T q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }
+template <typename T>
+__device__ __forceinline__ T ceildiv(T a, T b) { T q = a / b; return (q * b != a && ((a < 0) == (b < 0))) ? q + 1 : q; }
+// ---- end of prelude ----
+"""
