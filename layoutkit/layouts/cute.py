@@ -1,0 +1,197 @@
+"""CuTe layouts as a layout family: ``parse_text`` and the thread-value layout.
+
+CuTe's ``TiledMMA`` and ``TiledCopy`` describe who holds what with a *thread-value* (TV)
+layout: a rank-2 CuTe layout whose mode 0 is the thread index and mode 1 the value index
+within a thread, mapping ``(thread, value)`` to the **column-major** index of a tensor
+element. The accumulator of ``SM80_16x8x8_F16F16F16F16_TN`` is::
+
+    ((4,8),(2,2)):((32,1),(16,8)) over 16x8
+
+Thread 5, value 3: thread 5 -> ``(1,1)`` -> 32 + 1, value 3 -> ``(1,1)`` -> 16 + 8, index
+57 of the 16x8 tensor, i.e. row ``57 % 16 = 9``, column ``57 // 16 = 3``.
+
+Text. ``parse_layout`` hands every text without a leading ``#`` to :func:`parse_text`:
+
+- ``LAYOUT over 16x8`` (or ``parse_layout(LAYOUT, tensor_shape=(16, 8))``) gives a
+  :class:`ThreadValueLayout`;
+- any other CuTe text gives the algebra value: a :class:`~layoutkit.core.cute.Layout`
+  (``(2,3):(3,1)``), a :class:`~layoutkit.core.cute.ComposedLayout`
+  (``Sw<3,4,3> o 0 o (8,64):(64,1)``), a :class:`~layoutkit.core.cute.Swizzle` or a tiler.
+
+Hardware dims (the common protocol's names): ``register`` = the value index, ``lane`` =
+``thread % 32`` and ``warp = thread // 32`` -- CUDA's warp of 32 threads, so thread
+``t = lane + 32 * warp``. A TV layout with fewer than 32 threads has ``lane`` of that size
+and one warp; more than 32 threads must be a multiple of 32.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from layoutkit.core import cute
+from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
+from layoutkit.errors import LayoutError, quote
+
+WARP_SIZE = 32
+
+_OVER = re.compile(r"^(?P<layout>.*?)\s+over\s+(?P<shape>\S+)\s*$", re.DOTALL)
+
+
+def parse_text(text: str, aliases: Any = None, **options: Any) -> Any:
+    """CuTe text -> a :class:`ThreadValueLayout` (``... over MxN`` or option
+    ``tensor_shape``), else the algebra value of :func:`layoutkit.core.cute.parse`."""
+    if not isinstance(text, str):
+        raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
+    text = text.strip()
+    m = _OVER.match(text)
+    shape = options.get("tensor_shape")
+    if m is not None:
+        shape = _parse_shape(m.group("shape"))
+        text = m.group("layout")
+    value = cute.parse(text)
+    if shape is None:
+        return value
+    if not isinstance(value, cute.Layout):
+        raise LayoutError(f"thread-value layout: expected a rank-2 'shape:stride' layout, got {quote(text)}")
+    return ThreadValueLayout(value, shape)
+
+
+def _parse_shape(text: str) -> tuple[int, ...]:
+    if not re.fullmatch(r"\d+(x\d+)*", text):
+        raise LayoutError(f"tensor shape: expected 'MxN' after 'over', got {quote(text)}")
+    return check_shape(tuple(int(d) for d in text.split("x")), "tensor shape")
+
+
+@dataclass(frozen=True)
+class ThreadValueLayout(LayoutBase):
+    """``(thread, value) -> column-major tensor index`` (CuTe's TV layout) over ``shape``.
+
+    >>> tv = ThreadValueLayout(cute.Layout.parse("((4,8),(2,2)):((32,1),(16,8))"), (16, 8))
+    >>> tv.hardware_dims()
+    {'register': 4, 'lane': 32, 'warp': 1}
+    >>> {k: int(v) for k, v in tv.apply(register=3, lane=5).items()}   # index 57 -> (9, 3)
+    {'dim0': 9, 'dim1': 3}
+    """
+
+    layout: cute.Layout
+    shape: tuple[int, ...]
+
+    kind = "distributed"
+
+    def __post_init__(self) -> None:
+        layout = self.layout
+        if isinstance(layout, str):
+            layout = cute.Layout.parse(layout)
+        if not isinstance(layout, cute.Layout):
+            raise LayoutError(f"thread-value layout: expected a CuTe Layout, got {quote(repr(layout))}")
+        if layout.rank != 2:
+            raise LayoutError(
+                f"thread-value layout: expected two modes (thread, value), got rank {layout.rank} in {quote(layout)}"
+            )
+        shape = check_shape(self.shape, "tensor shape")
+        object.__setattr__(self, "layout", layout)
+        object.__setattr__(self, "shape", shape)
+        elements = int(np.prod(shape))
+        if layout.min_offset < 0 or layout.max_offset >= elements:
+            raise LayoutError(
+                f"thread-value layout: {quote(layout)} reaches indices "
+                f"[{layout.min_offset}, {layout.max_offset}] outside the {len(shape)}-d tensor "
+                f"{quote('x'.join(map(str, shape)))} of {elements} elements"
+            )
+        threads = self.num_threads
+        if threads > WARP_SIZE and threads % WARP_SIZE:
+            raise LayoutError(
+                f"thread-value layout: {threads} threads in {quote(layout)} is not a multiple of the warp size {WARP_SIZE}"
+            )
+
+    @classmethod
+    def from_modes(cls, thread: Any, value: Any, shape: Any) -> ThreadValueLayout:
+        """The TV layout ``(thread, value)`` from its two modes."""
+        return cls(cute.make_layout(cute.as_layout(thread), cute.as_layout(value)), shape)
+
+    @property
+    def num_threads(self) -> int:
+        return self.layout[0].size
+
+    @property
+    def num_values(self) -> int:
+        return self.layout[1].size
+
+    # -- protocol -------------------------------------------------------------------------
+    def hardware_dims(self, shape: Any = None) -> dict[str, int]:
+        self.tensor_shape(shape)
+        threads = self.num_threads
+        return {
+            "register": self.num_values,
+            "lane": min(threads, WARP_SIZE),
+            "warp": max(1, threads // WARP_SIZE),
+        }
+
+    def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
+        if shape is not None and check_shape(shape) != self.shape:
+            raise LayoutError(f"shape: the layout covers {quote(self.shape)}, not {quote(tuple(shape))}")
+        return self.shape
+
+    def apply(self, shape: Any = None, **hw: Any) -> dict[str, Any]:
+        """``{"dim0": ..., ...}`` for arrays of ``register``, ``lane``, ``warp`` (missing = 0)."""
+        dims = self.hardware_dims(shape)
+        unknown = set(hw) - set(dims)
+        if unknown:
+            raise LayoutError(f"apply: unknown hardware dim {quote(sorted(unknown)[0])} (dims: {quote(list(dims))})")
+        values = {}
+        for name, size in dims.items():
+            v = np.asarray(hw.get(name, 0), dtype=np.int64)
+            if v.size and (v.min() < 0 or v.max() >= size):
+                raise LayoutError(f"apply: {name} values must be in [0, {size})")
+            values[name] = v
+        thread = values["lane"] + dims["lane"] * values["warp"]
+        index = self.layout.evaluate(thread + self.num_threads * values["register"])
+        coords = {}
+        for name, extent in zip(out_dim_names(len(self.shape)), self.shape):
+            coords[name] = index % extent
+            index = index // extent
+        return coords
+
+    def to_linear_layout(self, shape: Any = None):
+        """The :class:`~layoutkit.core.linear.LinearLayout` (in dims register, lane, warp),
+        when every size is a power of two and the map is linear over F2."""
+        from layoutkit.core.linear import LinearLayout
+
+        dims = self.hardware_dims(shape)
+        for name, size in [*dims.items(), *zip(out_dim_names(len(self.shape)), self.shape)]:
+            if size & (size - 1):
+                raise LayoutError(
+                    f"to_linear_layout: {name} has size {size}, not a power of two, in {quote(self)}"
+                )
+        bases = {}
+        for name, size in dims.items():
+            rows = []
+            for bit in range(size.bit_length() - 1):
+                coords = self.apply(**{name: 1 << bit})
+                rows.append([int(c) for c in coords.values()])
+            bases[name] = rows
+        linear = LinearLayout(bases, dict(zip(out_dim_names(len(self.shape)), self.shape)))
+        mine, theirs = self.table(), linear.table()
+        if not np.array_equal(mine, theirs):
+            where = tuple(int(i) for i in np.argwhere(np.any(mine != theirs, axis=-1))[0])
+            at = ", ".join(f"{n}={i}" for n, i in zip(dims, where))
+            raise LayoutError(
+                f"to_linear_layout: {quote(self)} is not linear over F2: at {at} it gives "
+                f"{quote(mine[where].tolist())}, the XOR of its bases gives {quote(theirs[where].tolist())}"
+            )
+        return linear
+
+    @cached_property
+    def _text(self) -> str:
+        return f"{self.layout} over {'x'.join(map(str, self.shape))}"
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"ThreadValueLayout({self._text!r})"
