@@ -441,6 +441,7 @@ class NestedLayout(LayoutBase):
         affine map from a common iteration space, give the layout of a result indexed by
         ``result_map``. Every result dim takes the tiles and strides of the operand dims
         that map to it; a disagreement or a result dim no operand covers is a LayoutError.
+        The result runs on the largest ``num_subgroups`` of the operands.
         """
         layouts = list(layouts)
         maps_p = [AffineMap.parse(m) if isinstance(m, str) else m for m in maps]
@@ -452,8 +453,8 @@ class NestedLayout(LayoutBase):
                 raise LayoutError(f"layouts[{i}]: expected a NestedLayout, got {quote(type(layout).__name__)}")
             if maps_p[i].num_results != layout.rank:
                 raise LayoutError(f"maps[{i}]: has {maps_p[i].num_results} results, layout {i} has rank {layout.rank}")
-        if len({(la.subgroup_size, la.num_subgroups) for la in layouts}) != 1:
-            raise LayoutError("layouts: the layouts are bound to different subgroup sizes or subgroup counts")
+        if len({la.subgroup_size for la in layouts}) != 1:
+            raise LayoutError("layouts: the layouts are bound to different subgroup sizes")
         result: list[dict[str, int] | None] = [None] * rmap.num_results
         for i, (layout, amap) in enumerate(zip(layouts, maps_p)):
             for k, iter_dim in enumerate(amap.results):
@@ -473,7 +474,7 @@ class NestedLayout(LayoutBase):
             raise LayoutError(f"result_map: result dim {missing[0]} is not covered by any layout's map")
         return NestedLayout(**{name: [e[name] for e in result] for name in ATTR_FIELDS},  # type: ignore[index]
                             subgroup_size=layouts[0].subgroup_size,
-                            num_subgroups=layouts[0].num_subgroups)
+                            num_subgroups=max(la.num_subgroups for la in layouts))
 
     def needs_shared_memory_for_conversion(self, other: Any) -> bool:
         """True unless every (lane, subgroup) of ``other`` already holds, in this layout, all
