@@ -108,7 +108,9 @@ class Fields:
 
     # -- typed ---------------------------------------------------------------------
     def int(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> int:
-        value = self.raw(key, default)
+        if key not in self.params and default is not _MISSING:
+            return default
+        value = self.raw(key)
         if not _is_int(value):
             raise self.fail(key, f"expected an integer, got {quote(value_text(value))}")
         if value < minimum:
@@ -116,13 +118,17 @@ class Fields:
         return int(value)
 
     def bool(self, key: str, default: Any = _MISSING) -> bool:
-        value = self.raw(key, default)
+        if key not in self.params and default is not _MISSING:
+            return default
+        value = self.raw(key)
         if not isinstance(value, bool):
             raise self.fail(key, f"expected 'true' or 'false', got {quote(value_text(value))}")
         return value
 
     def ints(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> tuple[int, ...]:
-        value = self.raw(key, default)
+        if key not in self.params and default is not _MISSING:
+            return default
+        value = self.raw(key)
         if isinstance(value, tuple):
             value = list(value)
         if not isinstance(value, list) or not all(_is_int(v) for v in value):
@@ -134,7 +140,9 @@ class Fields:
 
     def bases(self, key: str, default: Any = _MISSING) -> tuple[tuple[int, ...], ...]:
         """A list of integer lists, e.g. ``[[0, 1], [8, 0]]``."""
-        value = self.raw(key, default)
+        if key not in self.params and default is not _MISSING:
+            return default
+        value = self.raw(key)
         if isinstance(value, tuple):
             value = list(value)
         ok = isinstance(value, list) and all(

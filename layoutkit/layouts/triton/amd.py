@@ -1,0 +1,371 @@
+"""``#ttg.amd_mfma`` (CDNA matrix cores) and ``#ttg.amd_wmma`` (RDNA), and their operands.
+
+MFMA. A 64-lane wave computes an ``M x N`` tile of C (``instrShape = [M, N, K]``, with
+``(M, N)`` one of 32x32, 16x16, 4x64, 64x4). Not transposed: each lane holds 4 consecutive
+rows of one column (1 row for 64-bit elements); lanes run along N first (N lanes), then
+jump 4 rows; the pattern repeats down M over further registers. ``isTransposed = true``
+swaps the roles of rows and columns. Tiles then repeat ``tilesPerWarp`` times per wave,
+warps tile ``warpsPerCTA``, and the whole N extent is covered before M advances.
+
+Worked example (Triton's unit test MFMA32_2x4Warps): 32x32, not transposed, on a 32x32
+tensor: register bases ``[[1, 0], [2, 0], [8, 0], [16, 0]]``, lane bases ``[[0, 1], [0, 2],
+[0, 4], [0, 8], [0, 16], [4, 0]]``: element (i, j) is in lane ``j + 32*((i // 4) % 2)``,
+register ``i % 4 + 4*(i // 8)``.
+
+WMMA. A 32-lane wave computes a 16x16 tile; version 1 lanes hold every other row (the two
+lane halves interleave rows), versions 2 and 3 lanes hold 8 consecutive rows (the two lane
+halves take rows 0-7 and 8-15).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layoutkit.core.text import Attribute
+from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts.triton.cga import CGALayout, as_cga
+from layoutkit.layouts.triton.common import (
+    DistributedEncoding,
+    Draft,
+    Fields,
+    bool_text,
+    broadcast_along,
+    check_ints,
+    check_powers_of_two,
+    combine_cta_cga,
+    dot_operand_order,
+    ints_text,
+    is_power_of_two,
+    matrix_order,
+    place,
+)
+
+MFMA_SHAPES = ((32, 32), (16, 16), (64, 4), (4, 64))
+MFMA_WAVE = 64
+WMMA_WAVE = 32
+WMMA_SHAPES = {
+    1: ((16, 16, 16),),
+    2: ((16, 16, 16), (16, 16, 32)),
+    3: ((16, 16, 4), (16, 16, 32), (16, 16, 64), (16, 16, 128)),
+}
+WMMA_DEFAULT_INSTR_SHAPE = (16, 16, 16)
+
+
+def _check_warps(warps: object) -> tuple[int, ...]:
+    values = check_ints("warpsPerCTA", warps, minimum=1)
+    check_powers_of_two("warpsPerCTA", values)
+    if len(values) not in (2, 3):
+        raise LayoutError(f"warpsPerCTA: AMD matrix layouts have rank 2 or 3, got {quote(ints_text(values))}")
+    return values
+
+
+def _check_tiles(tiles: object, rank: int) -> tuple[int, ...]:
+    if tiles is None:
+        return (1,) * rank
+    values = check_ints("tilesPerWarp", tiles, minimum=1)
+    if all(v == 1 for v in values):
+        return (1,) * rank
+    if len(values) != rank:
+        raise LayoutError(f"tilesPerWarp: has rank {len(values)} but warpsPerCTA has rank {rank}")
+    check_powers_of_two("tilesPerWarp", values)
+    return values
+
+
+def _check_bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise LayoutError(f"{name}: expected true or false, got {quote(value)}")
+    return value
+
+
+@dataclass(frozen=True)
+class AmdMfmaEncoding(DistributedEncoding):
+    """``#ttg.amd_mfma<{version, warpsPerCTA, instrShape, isTransposed[, CGALayout]
+    [, tilesPerWarp][, elementBitWidth]}>``.
+
+    >>> mfma = AmdMfmaEncoding(3, (2, 4), (32, 32, 8), False)
+    >>> mfma.to_linear_layout((32, 32)).bases["lane"]
+    [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]]
+    """
+
+    ATTR_NAME = "amd_mfma"
+    LEGACY_ATTR_NAMES = ("mfma",)
+
+    version: int
+    warps_per_cta: tuple[int, ...]
+    instr_shape: tuple[int, ...]
+    is_transposed: bool
+    cga: CGALayout | None = None
+    tiles_per_warp: tuple[int, ...] | None = None
+    element_bit_width: int = 32
+
+    def __post_init__(self) -> None:
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or not 0 <= self.version <= 4:
+            raise LayoutError(f"version: must be in the [0, 4] range, got {quote(self.version)}")
+        warps = _check_warps(self.warps_per_cta)
+        instr = check_ints("instrShape", self.instr_shape, minimum=1)
+        if len(instr) not in (2, 3) or tuple(instr[:2]) not in MFMA_SHAPES:
+            raise LayoutError(
+                f"instrShape: (M, N) must be one of 32x32, 16x16, 64x4, 4x64, got {quote(ints_text(instr))}"
+            )
+        transposed = _check_bool("isTransposed", self.is_transposed)
+        if instr[:2] == (64, 4) and not transposed:
+            raise LayoutError("isTransposed: a 64x4 MFMA layout must be transposed")
+        if self.element_bit_width not in (32, 64) or isinstance(self.element_bit_width, bool):
+            raise LayoutError(f"elementBitWidth: must be 32 or 64, got {quote(self.element_bit_width)}")
+        object.__setattr__(self, "warps_per_cta", warps)
+        object.__setattr__(self, "instr_shape", instr)
+        object.__setattr__(self, "tiles_per_warp", _check_tiles(self.tiles_per_warp, len(warps)))
+        object.__setattr__(self, "cga", as_cga(self.cga, len(warps)))
+
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> AmdMfmaEncoding:
+        f = Fields(attr, cls.ATTR_NAME, aliases)
+        if f.has("versionMajor") and not f.has("version"):  # older Triton spelling
+            version = f.int("versionMajor")
+            f.int("versionMinor", 0)
+        else:
+            version = f.int("version")
+        warps = f.ints("warpsPerCTA", minimum=1)
+        instr = f.ints("instrShape", minimum=1)
+        transposed = f.bool("isTransposed")
+        cga = CGALayout.from_fields(f, len(warps))
+        tiles = f.ints("tilesPerWarp", None, minimum=1)
+        width = f.int("elementBitWidth", 32)
+        f.finish()
+        try:
+            return cls(version, warps, instr, transposed, cga, tiles, width)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+
+    def field_text(self) -> str:
+        text = (
+            f"version = {self.version}, warpsPerCTA = {ints_text(self.warps_per_cta)}, "
+            f"instrShape = {ints_text(self.instr_shape)}, isTransposed = {bool_text(self.is_transposed)}"
+            f"{self.cga.field_text()}"
+        )
+        if any(t != 1 for t in self.tiles_per_warp):
+            text += f", tilesPerWarp = {ints_text(self.tiles_per_warp)}"
+        if self.element_bit_width != 32:
+            text += f", elementBitWidth = {self.element_bit_width}"
+        return text
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    @property
+    def m_dim(self) -> int:
+        return self.instr_shape[0]
+
+    @property
+    def n_dim(self) -> int:
+        return self.instr_shape[1]
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:
+        """Triton's ``AMDMfmaEncodingAttr::toLinearLayout``."""
+        rank = self.rank
+        m_index, n_index = rank - 2, rank - 1
+        m, n = self.m_dim, self.n_dim
+        height = 1 if self.element_bit_width == 64 else 4
+        tiles = (m * n) // (MFMA_WAVE * height)
+        identity = Draft.identity
+        if not self.is_transposed:
+            tile = (
+                identity(height, "register", m_index, rank=rank)
+                * identity(n, "lane", n_index, rank=rank)
+                * identity(MFMA_WAVE // n, "lane", m_index, rank=rank)
+            )
+            if tiles > 0:
+                tile = tile * identity(tiles, "register", m_index, rank=rank)
+        else:
+            tile = (
+                identity(height, "register", n_index, rank=rank)
+                * identity(m, "lane", m_index, rank=rank)
+                * identity(MFMA_WAVE // m, "lane", n_index, rank=rank)
+            )
+            if tiles > 0:
+                tile = tile * identity(tiles, "register", n_index, rank=rank)
+        tile = tile.with_dims((n_index, m_index))
+        # N-contiguous tiles across the whole tensor (see Triton's comment)
+        warps_m, warps_n = self.warps_per_cta[m_index], self.warps_per_cta[n_index]
+        tiles_m, tiles_n = self.tiles_per_warp[m_index], self.tiles_per_warp[n_index]
+        n_repeats = max(1, shape[n_index] // (n * warps_n * tiles_n))
+        tile = (
+            tile
+            * identity(tiles_n, "register", n_index, rank=rank)
+            * identity(warps_n, "warp", n_index, rank=rank)
+            * identity(n_repeats, "register", n_index, rank=rank)
+            * identity(tiles_m, "register", m_index, rank=rank)
+            * identity(warps_m, "warp", m_index, rank=rank)
+        )
+        if rank == 3:
+            tile = tile * identity(self.warps_per_cta[0], "warp", 0, rank=rank)
+        return combine_cta_cga(tile, self.cga.bases, shape)
+
+    # -- as a dot_op parent -------------------------------------------------------------
+    def check_dot_operand(self, op_idx: int, k_width: int) -> None:
+        if k_width == 0:
+            raise LayoutError("kWidth: required (non-zero) for an amd_mfma parent")
+        if not is_power_of_two(k_width) or k_width > 64:
+            raise LayoutError(f"kWidth: must be a power of two <= 64, got {k_width}")
+
+    def dot_operand_draft(self, op_idx: int, k_width: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
+        """Triton's ``mfmaDotToLinearLayout``."""
+        rank = self.rank
+        m, n = self.m_dim, self.n_dim
+        non_k_index = rank - 2 if op_idx == 0 else rank - 1
+        k_index = rank - 1 if op_idx == 0 else rank - 2
+        non_k = m if op_idx == 0 else n
+        order = dot_operand_order(op_idx, rank)
+        dim_k, dim_non_k = order[0], order[1]
+        identity = Draft.identity
+        tile = (
+            identity(k_width, "register", dim_k, rank=rank)
+            * identity(non_k, "lane", dim_non_k, rank=rank)
+            * identity(MFMA_WAVE // non_k, "lane", dim_k, rank=rank)
+        )
+        k_tile = MFMA_WAVE // non_k * k_width
+        if (m, n, op_idx) in ((64, 4, 0), (4, 64, 1)):
+            tile = tile * identity(16, "register", dim_k, rank=rank)
+            k_tile *= 16
+        if shape[k_index] > k_tile:
+            tile = tile * identity(shape[k_index] // k_tile, "register", dim_k, rank=rank)
+        tile = tile * identity(self.tiles_per_warp[non_k_index], "register", dim_non_k, rank=rank)
+        tile = tile.with_dims(order)
+        warps = Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
+        return combine_cta_cga(tile * warps, self.cga.bases, shape)
+
+
+@dataclass(frozen=True)
+class AmdWmmaEncoding(DistributedEncoding):
+    """``#ttg.amd_wmma<{version, isTranspose, warpsPerCTA[, CGALayout][, tilesPerWarp]
+    [, instrShape]}>``.
+
+    >>> wmma = AmdWmmaEncoding(1, False, (2, 4))
+    >>> wmma.to_linear_layout((16, 16)).bases["register"]
+    [[2, 0], [4, 0], [8, 0]]
+    """
+
+    ATTR_NAME = "amd_wmma"
+    LEGACY_ATTR_NAMES = ("wmma",)
+
+    version: int
+    is_transposed: bool
+    warps_per_cta: tuple[int, ...]
+    cga: CGALayout | None = None
+    tiles_per_warp: tuple[int, ...] | None = None
+    instr_shape: tuple[int, ...] = WMMA_DEFAULT_INSTR_SHAPE
+
+    def __post_init__(self) -> None:
+        if isinstance(self.version, bool) or self.version not in WMMA_SHAPES:
+            raise LayoutError(f"version: WMMA version must be in the [1, 3] range, got {quote(self.version)}")
+        transposed = _check_bool("isTranspose", self.is_transposed)
+        warps = _check_warps(self.warps_per_cta)
+        instr = check_ints("instrShape", self.instr_shape, minimum=1)
+        if instr not in WMMA_SHAPES[self.version]:
+            valid = ", ".join(ints_text(s) for s in WMMA_SHAPES[self.version])
+            raise LayoutError(
+                f"instrShape: invalid for WMMA version {self.version}: {quote(ints_text(instr))} (valid: {valid})"
+            )
+        tiles = _check_tiles(self.tiles_per_warp, len(warps))
+        if any(t != 1 for t in tiles):
+            raise LayoutError(f"tilesPerWarp: only 1 per dim is supported for amd_wmma, got {quote(ints_text(tiles))}")
+        object.__setattr__(self, "is_transposed", transposed)
+        object.__setattr__(self, "warps_per_cta", warps)
+        object.__setattr__(self, "instr_shape", instr)
+        object.__setattr__(self, "tiles_per_warp", tiles)
+        object.__setattr__(self, "cga", as_cga(self.cga, len(warps)))
+
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> AmdWmmaEncoding:
+        f = Fields(attr, cls.ATTR_NAME, aliases)
+        version = f.int("version")
+        transposed = f.bool("isTranspose", False)
+        warps = f.ints("warpsPerCTA", minimum=1)
+        cga = CGALayout.from_fields(f, len(warps))
+        tiles = f.ints("tilesPerWarp", None, minimum=1)
+        instr = f.ints("instrShape", WMMA_DEFAULT_INSTR_SHAPE, minimum=1)
+        f.finish()
+        try:
+            return cls(version, transposed, warps, cga, tiles, instr)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+
+    def field_text(self) -> str:
+        text = (
+            f"version = {self.version}, isTranspose = {bool_text(self.is_transposed)}, "
+            f"warpsPerCTA = {ints_text(self.warps_per_cta)}{self.cga.field_text()}"
+        )
+        if self.instr_shape != WMMA_DEFAULT_INSTR_SHAPE:
+            text += f", instrShape = {ints_text(self.instr_shape)}"
+        return text
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    def tensor_shape(self, shape: object = None) -> tuple[int, ...]:
+        dims = super().tensor_shape(shape)
+        m_index, n_index = self.rank - 2, self.rank - 1
+        m, n = self.instr_shape[0], self.instr_shape[1]
+        if not (dims[m_index] in (1,) or dims[m_index] >= m) or not (dims[n_index] == 1 or dims[n_index] >= n):
+            raise LayoutError(
+                f"shape: an amd_wmma layout needs M and N each 1 or at least {m}x{n}, got {quote(ints_text(dims))}"
+            )
+        return dims
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:
+        """Triton's ``AMDWmmaEncodingAttr::toLinearLayout``."""
+        rank = self.rank
+        thread_order = matrix_order(rank, row_major=not self.is_transposed)
+        tile_dims = (thread_order[0], thread_order[1])
+        if self.version == 1:
+            registers = [[0, 2], [0, 4], [0, 8]]
+            lanes = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]
+        else:
+            registers = [[0, 1], [0, 2], [0, 4]]
+            lanes = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8]]
+        rep_order = matrix_order(rank)
+        tile = Draft.from_bases(
+            rank,
+            {"register": place(registers, tile_dims, rank), "lane": place(lanes, tile_dims, rank)},
+            tile_dims,
+        )
+        if rank == 3:
+            tile = tile * Draft.identity(1, "register", 0, rank=rank)
+        warps = Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
+        cta = tile.with_dims(rep_order) * warps.with_dims(rep_order)
+        return combine_cta_cga(cta, self.cga.bases, shape)
+
+    # -- as a dot_op parent -------------------------------------------------------------
+    def check_dot_operand(self, op_idx: int, k_width: int) -> None:
+        allowed = {1: (8, 16), 2: (4, 8, 16)}.get(self.version)
+        if allowed is not None and k_width not in allowed:
+            raise LayoutError(
+                f"kWidth: must be {'/'.join(map(str, allowed))} for WMMA v{self.version}, got {k_width}"
+            )
+        if k_width == 0 or not is_power_of_two(k_width) or k_width > 64:
+            raise LayoutError(f"kWidth: required, a power of two <= 64 for WMMA v{self.version}, got {k_width}")
+
+    def dot_operand_draft(self, op_idx: int, k_width: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
+        """Triton's ``wmmaDotOperandToLinearLayout``."""
+        rank = self.rank
+        order = dot_operand_order(op_idx, rank)
+        dim_k, dim_non_k = order[0], order[1]
+        k_size = self.instr_shape[2]
+        non_k = self.instr_shape[0] if op_idx == 0 else self.instr_shape[1]
+        depth = WMMA_WAVE // non_k
+        identity = Draft.identity
+        tile = identity(k_width, "register", dim_k, rank=rank) * identity(non_k, "lane", dim_non_k, rank=rank)
+        spread = Draft.zeros if self.version == 1 else Draft.identity
+        tile = tile * spread(depth, "lane", dim_k, rank=rank)
+        tile = tile * identity(max(1, k_size // (depth * k_width)), "register", dim_k, rank=rank)
+        if rank == 3:
+            tile = tile * identity(1, "register", 0, rank=rank)
+        k_index = rank - 1 if op_idx == 0 else rank - 2
+        warps = broadcast_along("warp", self.warps_per_cta, matrix_order(rank), k_index)
+        cta = tile.with_dims(order) * warps.with_dims(order)
+        return combine_cta_cga(cta, self.cga.bases, shape)
+
+
+ENCODINGS = (AmdMfmaEncoding, AmdWmmaEncoding)
