@@ -1,0 +1,121 @@
+"""A distributed layout as one array: which tensor element every hardware slot holds.
+
+:func:`hardware_map` tabulates any distributed layout (any family, through the protocol's
+``table``) into ``elements[block, warp, lane, register]`` = the row-major flat index of the
+tensor element held there. Missing hardware dims count as size 1.
+
+Worked example: ``#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8],
+warpsPerCTA = [1, 1], order = [1, 0]}>`` on a 4x16 tensor puts register ``r`` of lane ``l``
+on row ``l // 8`` and column ``2 * (l % 8) + r``, so
+``elements[0, 0, l, r] == 16 * (l // 8) + 2 * (l % 8) + r``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from layoutkit.core.protocol import DISTRIBUTED_DIMS, check_shape
+from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts.parse import ELEMENT_BITS
+
+#: axis order of every hardware map
+AXES = ("block", "warp", "lane", "register")
+
+
+def element_bytes(dtype: Any) -> int:
+    """Bytes one element occupies in memory: ``"f16"`` -> 2; an int is a bit width.
+    Sub-byte types (``i1``, ``f4E2M1FN``) take one byte each."""
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        bits = int(dtype)
+        if bits <= 0:
+            raise LayoutError(f"element type: bit width must be positive, got {quote(dtype)}")
+    elif isinstance(dtype, str):
+        name = dtype.strip()
+        if name not in ELEMENT_BITS:
+            raise LayoutError(f"element type: unknown {quote(dtype)} (known: {', '.join(ELEMENT_BITS)})")
+        bits = ELEMENT_BITS[name]
+    else:
+        raise LayoutError(f"element type: expected a name like 'f16', got {quote(repr(dtype))}")
+    return max(1, -(-bits // 8))
+
+
+@dataclass(frozen=True, eq=False)
+class HardwareMap:
+    """``elements[block, warp, lane, register]``: flat tensor index held by each slot."""
+
+    elements: np.ndarray
+    shape: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if self.elements.ndim != 4:
+            raise LayoutError("hardware map: expected an array indexed [block, warp, lane, register]")
+        numel = int(np.prod(self.shape))
+        if self.elements.size and (self.elements.min() < 0 or self.elements.max() >= numel):
+            raise LayoutError(f"layout: holds coordinates outside the tensor shape {quote(self.shape)}")
+
+    @property
+    def blocks(self) -> int:
+        return self.elements.shape[0]
+
+    @property
+    def warps(self) -> int:
+        return self.elements.shape[1]
+
+    @property
+    def lanes(self) -> int:
+        return self.elements.shape[2]
+
+    @property
+    def registers(self) -> int:
+        return self.elements.shape[3]
+
+    @property
+    def numel(self) -> int:
+        return int(np.prod(self.shape))
+
+    @cached_property
+    def covers_tensor(self) -> bool:
+        """True when every tensor element is held somewhere."""
+        seen = np.zeros(self.numel, bool)
+        seen[self.elements.ravel()] = True
+        return bool(seen.all())
+
+    @cached_property
+    def duplication(self) -> float:
+        """Hardware slots per tensor element (1.0 when nothing is broadcast)."""
+        return self.elements.size / self.numel
+
+
+def hardware_map(layout: Any, shape: Any, field: str = "layout") -> HardwareMap:
+    """Tabulate a distributed layout on ``shape``; LayoutError for memory layouts and layouts
+    whose hardware dims are not register / lane / warp / block."""
+    tensor_shape = check_shape(shape)
+    if not hasattr(layout, "hardware_dims") or not hasattr(layout, "table"):
+        raise LayoutError(f"{field}: expected a layout, got {quote(repr(layout))}")
+    if getattr(layout, "kind", "distributed") == "memory":
+        raise LayoutError(f"{field}: {quote(layout)} is a memory layout, not a distributed layout")
+    hw = layout.hardware_dims(tensor_shape)
+    unknown = [name for name in hw if name not in DISTRIBUTED_DIMS]
+    if unknown:
+        raise LayoutError(
+            f"{field}: {quote(layout)} has hardware dims {quote(list(hw))}; a distributed layout "
+            f"has only {', '.join(DISTRIBUTED_DIMS)}")
+    table = np.asarray(layout.table(tensor_shape), dtype=np.int64)
+    if table.shape[-1] != len(tensor_shape):
+        raise LayoutError(f"{field}: {quote(layout)} has rank {table.shape[-1]}, the tensor {len(tensor_shape)}")
+    names = list(hw)
+    # axes -> (block, warp, lane, register), inserting size-1 axes for missing dims
+    table = table.reshape([hw[n] for n in names] + [len(tensor_shape)])
+    order = [names.index(n) for n in AXES if n in hw]
+    table = np.transpose(table, order + [table.ndim - 1])
+    table = table.reshape([hw.get(n, 1) for n in AXES] + [len(tensor_shape)])
+    coords = np.moveaxis(table, -1, 0)
+    bounds = np.asarray(tensor_shape).reshape((-1,) + (1,) * 4)
+    if ((coords < 0) | (coords >= bounds)).any():
+        raise LayoutError(f"{field}: {quote(layout)} holds coordinates outside the tensor shape {quote(tensor_shape)}")
+    flat = np.ravel_multi_index(tuple(coords), tensor_shape)
+    return HardwareMap(np.ascontiguousarray(flat, dtype=np.int64), tensor_shape)
