@@ -1,0 +1,883 @@
+"""The lockstep SIMT machine: every SSA value is a numpy array over all threads of a launch.
+
+A value of per-thread type ``vector<4x2xf16>`` is an array of shape (threads, 4, 2); a value
+every thread holds equally (a constant, a load at a uniform address) has leading extent 1 and
+broadcasts. ``threads`` counts every thread of every block in the chunk of blocks being run,
+block-major, each block padded to whole warps: thread ``t`` is lane ``t % warp_size`` of
+warp ``t // warp_size``; its block is ``t // threads_per_block_padded``. Example: block
+(48, 1, 1), warp size 32 -> 64 slots per block; slot 50 of block 2 is t = 178, inactive.
+
+Divergence is a mask (a bool per thread): ``scf.if`` runs each branch under its mask and
+merges results with ``np.where``; loops run while any active thread continues. Stores write
+only active threads; loads read only for active threads.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import arith, math, memref, scf, vector
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    VectorType,
+)
+from xdsl.ir import Block, Operation, SSAValue
+
+from layoutkit.backends.simt import mma as mma_fragments
+from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned, vector_shape
+from layoutkit.backends.simt.errors import SimulationError
+from layoutkit.backends.simt.memory import Buffer, RaceTracker
+from layoutkit.errors import LayoutError
+from layoutkit.ir import gpu, nvgpu
+from layoutkit.ir.context import op_line
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Launch shape: grid and block sizes (x, y, z) and the warp size."""
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    warp_size: int = 32
+
+    def __post_init__(self) -> None:
+        for label, dims in (("grid", self.grid), ("block", self.block)):
+            if len(dims) != 3 or any(int(d) < 1 for d in dims):
+                raise LayoutError(f"{label}: expected 1-3 positive sizes, got {dims}")
+        if self.warp_size not in (8, 16, 32, 64):
+            raise LayoutError(f"warp_size: expected 32 or 64, got {self.warp_size}")
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def slots_per_block(self) -> int:
+        """Threads per block rounded up to whole warps."""
+        ws = self.warp_size
+        return -(-self.threads_per_block // ws) * ws
+
+    @property
+    def blocks(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+
+def _split3(linear: np.ndarray, dims: tuple[int, int, int]) -> tuple[np.ndarray, ...]:
+    x = linear % dims[0]
+    y = (linear // dims[0]) % dims[1]
+    z = linear // (dims[0] * dims[1])
+    return x, y, z
+
+
+class Chunk:
+    """Thread indices of a run of consecutive blocks ``first_block .. first_block+blocks-1``."""
+
+    def __init__(self, geometry: Geometry, first_block: int, blocks: int):
+        self.geometry = geometry
+        self.first_block = first_block
+        self.blocks = blocks
+        slots = geometry.slots_per_block
+        self.threads = blocks * slots
+        t = np.arange(self.threads, dtype=np.int64)
+        self.block_local = t // slots  # block index within the chunk
+        self.local = (t % slots).astype(np.int32)  # linear thread index within its block
+        self.valid = self.local < geometry.threads_per_block
+        self.lane = t % geometry.warp_size
+        self.thread_xyz = _split3(self.local.astype(np.int64), geometry.block)
+        self.block_xyz = _split3(self.block_local + first_block, geometry.grid)
+
+    def where(self, t: int) -> str:
+        """'block (bx, by, bz), thread (tx, ty, tz)' of thread slot ``t``."""
+        b = tuple(int(a[t]) for a in self.block_xyz)
+        th = tuple(int(a[t]) for a in self.thread_xyz)
+        return f"block {b}, thread {th}"
+
+
+class Stats:
+    """Counts of executed ops and thread-instructions (ops times active threads)."""
+
+    def __init__(self) -> None:
+        self.ops = 0
+        self.thread_instructions = 0
+
+
+class _Yield(Exception):
+    pass
+
+
+def _full(value: np.ndarray, threads: int) -> np.ndarray:
+    """``value`` with leading extent ``threads`` (broadcast if uniform)."""
+    if value.shape[0] == threads:
+        return value
+    return np.broadcast_to(value, (threads, *value.shape[1:]))
+
+
+def _expand(cond: np.ndarray, ndim: int) -> np.ndarray:
+    """A per-thread condition (threads,) shaped to broadcast against ``ndim``-dim values."""
+    return cond.reshape(cond.shape + (1,) * (ndim - cond.ndim))
+
+
+def _trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    safe = np.where(b == 0, 1, b)
+    q = a // safe
+    fix = (a % safe != 0) & ((a < 0) != (safe < 0))
+    return np.where(fix, q + 1, q).astype(a.dtype)
+
+
+def _as_unsigned(f: Callable) -> Callable:
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
+        return np.asarray(f(ua, ub)).astype(ua.dtype).view(a.dtype)
+    return run
+
+
+def _shift_amount(b: np.ndarray, bits: int) -> np.ndarray:
+    return np.where((b < 0) | (b >= bits), bits, b)
+
+
+def _shli(a, b):
+    bits = a.dtype.itemsize * 8
+    s = _shift_amount(b, bits)
+    out = np.left_shift(a, np.minimum(s, bits - 1))
+    return np.where(s >= bits, 0, out).astype(a.dtype)
+
+
+def _shrsi(a, b):
+    bits = a.dtype.itemsize * 8
+    return np.right_shift(a, np.minimum(_shift_amount(b, bits), bits - 1)).astype(a.dtype)
+
+
+def _shrui(a, b):
+    bits = a.dtype.itemsize * 8
+    ua = a.view(unsigned(a.dtype))
+    s = _shift_amount(b, bits)
+    out = np.right_shift(ua, np.minimum(s, bits - 1).astype(ua.dtype))
+    return np.where(s >= bits, 0, out).astype(ua.dtype).view(a.dtype)
+
+
+def _divui(a, b):
+    ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
+    return (ua // np.where(ub == 0, 1, ub)).astype(ua.dtype).view(a.dtype)
+
+
+def _remui(a, b):
+    ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
+    return (ua % np.where(ub == 0, 1, ub)).astype(ua.dtype).view(a.dtype)
+
+
+def _remsi(a, b):
+    return (a - _trunc_div(a, b) * b).astype(a.dtype)
+
+
+def _ceildivsi(a, b):
+    safe = np.where(b == 0, 1, b)
+    return (-((-a) // safe)).astype(a.dtype)
+
+
+def _floordivsi(a, b):
+    return (a // np.where(b == 0, 1, b)).astype(a.dtype)
+
+
+BINARY: dict[type, Callable] = {
+    arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul,
+    arith.DivSIOp: _trunc_div, arith.DivUIOp: _divui, arith.RemSIOp: _remsi, arith.RemUIOp: _remui,
+    arith.FloorDivSIOp: _floordivsi, arith.CeilDivSIOp: _ceildivsi,
+    arith.AndIOp: np.bitwise_and, arith.OrIOp: np.bitwise_or, arith.XOrIOp: np.bitwise_xor,
+    arith.ShLIOp: _shli, arith.ShRSIOp: _shrsi, arith.ShRUIOp: _shrui,
+    arith.MinSIOp: np.minimum, arith.MaxSIOp: np.maximum,
+    arith.MinUIOp: _as_unsigned(np.minimum), arith.MaxUIOp: _as_unsigned(np.maximum),
+    arith.AddfOp: operator.add, arith.SubfOp: operator.sub, arith.MulfOp: operator.mul,
+    arith.DivfOp: operator.truediv, arith.MaximumfOp: np.maximum, arith.MinimumfOp: np.minimum,
+    arith.MaxnumfOp: np.fmax, arith.MinnumfOp: np.fmin,
+    math.PowFOp: np.power, math.CopySignOp: np.copysign, math.Atan2Op: np.arctan2,
+}
+UNARY: dict[type, Callable] = {
+    arith.NegfOp: np.negative, math.ExpOp: np.exp, math.Exp2Op: np.exp2, math.ExpM1Op: np.expm1,
+    math.LogOp: np.log, math.Log2Op: np.log2, math.Log10Op: np.log10, math.Log1pOp: np.log1p,
+    math.SqrtOp: np.sqrt, math.RsqrtOp: lambda x: (1 / np.sqrt(x)).astype(x.dtype),
+    math.TanhOp: np.tanh, math.SinOp: np.sin, math.CosOp: np.cos, math.TanOp: np.tan,
+    math.AbsFOp: np.abs, math.AbsIOp: np.abs, math.FloorOp: np.floor, math.CeilOp: np.ceil,
+    math.TruncOp: np.trunc, math.RoundEvenOp: np.rint,
+    math.RoundOp: lambda x: (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype),
+    math.SinhOp: np.sinh, math.CoshOp: np.cosh, math.AtanOp: np.arctan,
+}
+CMPI = {
+    "eq": operator.eq, "ne": operator.ne, "slt": operator.lt, "sle": operator.le,
+    "sgt": operator.gt, "sge": operator.ge,
+}
+CMPF = {
+    "oeq": operator.eq, "ogt": operator.gt, "oge": operator.ge, "olt": operator.lt,
+    "ole": operator.le,
+}
+
+
+def _reduce(kind: str, values: np.ndarray, axis) -> np.ndarray:
+    """Combine ``values`` along ``axis`` with a vector/subgroup combining kind."""
+    if kind == "add":
+        return np.add.reduce(values, axis=axis, dtype=values.dtype)
+    if kind == "mul":
+        return np.multiply.reduce(values, axis=axis, dtype=values.dtype)
+    if kind in ("minsi", "minimumf"):
+        return np.minimum.reduce(values, axis=axis)
+    if kind in ("maxsi", "maximumf"):
+        return np.maximum.reduce(values, axis=axis)
+    if kind == "minnumf":
+        return np.fmin.reduce(values, axis=axis)
+    if kind == "maxnumf":
+        return np.fmax.reduce(values, axis=axis)
+    if kind in ("minui", "maxui"):
+        u = values.view(unsigned(values.dtype))
+        f = np.minimum if kind == "minui" else np.maximum
+        return f.reduce(u, axis=axis).view(values.dtype)
+    if kind == "and":
+        return np.bitwise_and.reduce(values, axis=axis)
+    if kind == "or":
+        return np.bitwise_or.reduce(values, axis=axis)
+    if kind == "xor":
+        return np.bitwise_xor.reduce(values, axis=axis)
+    raise LayoutError(f"reduction kind '{kind}' is not simulated")
+
+
+def _identity(kind: str, dtype: np.dtype):
+    """The neutral element of a combining kind (fills inactive lanes)."""
+    if kind in ("add", "or", "xor"):
+        return 0
+    if kind == "mul":
+        return 1
+    if kind == "and":
+        return -1 if dtype != np.bool_ else True
+    floating = is_float(dtype)
+    if kind in ("minsi", "minimumf", "minnumf"):
+        return np.inf if floating else np.iinfo(dtype).max
+    if kind in ("maxsi", "maximumf", "maxnumf"):
+        return -np.inf if floating else np.iinfo(dtype).min
+    if kind == "minui":
+        return -1
+    if kind == "maxui":
+        return 0
+    raise LayoutError(f"reduction kind '{kind}' is not simulated")
+
+
+class Machine:
+    """Runs one kernel over one chunk of blocks."""
+
+    def __init__(self, kernel: gpu.FuncOp, chunk: Chunk, globals_: list, stats: Stats):
+        self.kernel = kernel
+        self.chunk = chunk
+        self.geometry = chunk.geometry
+        self.stats = stats
+        self.env: dict[SSAValue, object] = {}
+        for arg, value in zip(kernel.body.blocks[0].args, globals_):
+            self.env[arg] = value
+        self.shared: list[Buffer] = []
+        self.handlers: dict[type, Callable] = self._handlers()
+
+    # ----------------------------------------------------------------- error reports
+    def fail(self, op: Operation, message: str, thread: int | None = None) -> None:
+        text = str(op).strip().splitlines()[0]
+        line = op_line(op)
+        where = f" (line {line})" if line else ""
+        who = f": {self.chunk.where(thread)}" if thread is not None else ""
+        raise SimulationError(f"kernel @{self.kernel.sym_name.data}: {text}{where}{who}: {message}")
+
+    # ----------------------------------------------------------------- execution
+    def run(self) -> None:
+        with np.errstate(all="ignore"):
+            self.run_block(self.kernel.body.blocks[0], self.chunk.valid.copy())
+
+    def run_block(self, block: Block, mask: np.ndarray) -> list | None:
+        """Run ``block``'s ops under ``mask``; return the operands of its yield, if any."""
+        count = int(mask.sum())
+        handlers = self.handlers
+        stats = self.stats
+        for op in block.ops:
+            stats.ops += 1
+            stats.thread_instructions += count
+            if isinstance(op, scf.YieldOp):
+                return [self.env[v] for v in op.operands]
+            handler = handlers.get(type(op))
+            if handler is None:
+                self.fail(op, "operation not supported by the simulator")
+            handler(op, mask)
+        return None
+
+    def value(self, v: SSAValue) -> np.ndarray:
+        return self.env[v]
+
+    def _handlers(self) -> dict[type, Callable]:
+        h: dict[type, Callable] = {}
+        for cls in BINARY:
+            h[cls] = self.binary
+        for cls in UNARY:
+            h[cls] = self.unary
+        h.update({
+            arith.ConstantOp: self.constant, arith.CmpiOp: self.cmpi, arith.CmpfOp: self.cmpf,
+            arith.SelectOp: self.select, arith.IndexCastOp: self.cast, arith.ExtSIOp: self.cast,
+            arith.TruncIOp: self.cast, arith.ExtUIOp: self.extui, arith.SIToFPOp: self.cast,
+            arith.UIToFPOp: self.uitofp, arith.FPToSIOp: self.fptoi, arith.FPToUIOp: self.fptoi,
+            arith.ExtFOp: self.cast, arith.TruncFOp: self.cast, arith.BitcastOp: self.bitcast,
+            math.FmaOp: self.fma, vector.FMAOp: self.fma,
+            memref.LoadOp: self.load, memref.StoreOp: self.store, vector.LoadOp: self.load,
+            vector.StoreOp: self.store, memref.AllocOp: self.alloc, memref.AllocaOp: self.alloc,
+            memref.DeallocOp: lambda op, mask: None, memref.DimOp: self.dim,
+            memref.CastOp: self.alias,
+            vector.BroadcastOp: self.broadcast, vector.ExtractOp: self.extract,
+            vector.InsertOp: self.insert, vector.ReductionOp: self.reduction,
+            vector.BitcastOp: self.bitcast,
+            scf.ForOp: self.for_, scf.IfOp: self.if_, scf.WhileOp: self.while_,
+            gpu.ThreadIdOp: self.thread_id, gpu.BlockIdOp: self.block_id,
+            gpu.BlockDimOp: self.block_dim, gpu.GridDimOp: self.grid_dim,
+            gpu.GlobalIdOp: self.global_id, gpu.LaneIdOp: self.lane_id,
+            gpu.SubgroupSizeOp: self.subgroup_size, gpu.BarrierOp: self.barrier,
+            gpu.ShuffleOp: self.shuffle, gpu.SubgroupReduceOp: self.subgroup_reduce,
+            gpu.ReturnOp: lambda op, mask: None, nvgpu.MmaSyncOp: self.mma,
+        })
+        return h
+
+    # ----------------------------------------------------------------- arith / math
+    def constant(self, op, mask) -> None:
+        attr = op.value
+        dtype = element_dtype(op.result.type)
+        if isinstance(attr, (IntegerAttr, FloatAttr)):
+            data = attr.value.data
+            if dtype == np.bool_:
+                data = bool(data & 1)
+            out = np.array([data]).astype(dtype) if not is_float(dtype) else np.array([data], dtype)
+        elif isinstance(attr, DenseIntOrFPElementsAttr):
+            shape = vector_shape(op.result.type)
+            values = np.array(attr.get_values())
+            if dtype == np.bool_:
+                values = values.astype(np.int64) & 1
+            values = values.astype(np.float64).astype(dtype) if is_float(dtype) else values.astype(dtype)
+            out = np.broadcast_to(values, shape).copy()[None] if values.size == 1 else values.reshape((1, *shape))
+        else:
+            self.fail(op, f"constant attribute {attr} not supported")
+        self.env[op.result] = out
+
+    def binary(self, op, mask) -> None:
+        a, b = self.value(op.operands[0]), self.value(op.operands[1])
+        out = BINARY[type(op)](a, b)
+        self.env[op.results[0]] = np.asarray(out).astype(element_dtype(op.results[0].type), copy=False)
+
+    def unary(self, op, mask) -> None:
+        a = self.value(op.operands[0])
+        self.env[op.results[0]] = np.asarray(UNARY[type(op)](a)).astype(a.dtype, copy=False)
+
+    def fma(self, op, mask) -> None:
+        a, b, c = (self.value(v) for v in op.operands)
+        wide = np.float64 if a.dtype != np.float64 else np.longdouble
+        out = a.astype(wide) * b.astype(wide) + c.astype(wide)
+        self.env[op.results[0]] = out.astype(a.dtype)
+
+    def cmpi(self, op, mask) -> None:
+        a, b = self.value(op.lhs), self.value(op.rhs)
+        name = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        if name.startswith("u"):
+            a, b = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
+            name = "s" + name[1:]
+        self.env[op.result] = CMPI[name](a, b)
+
+    def cmpf(self, op, mask) -> None:
+        a, b = self.value(op.lhs), self.value(op.rhs)
+        name = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        nan = np.isnan(a) | np.isnan(b)
+        if name in ("false", "true"):
+            out = np.full(np.broadcast_shapes(a.shape, b.shape), name == "true")
+        elif name == "ord":
+            out = ~nan
+        elif name == "uno":
+            out = nan
+        elif name == "one":
+            out = (a != b) & ~nan
+        elif name == "une":
+            out = a != b
+        elif name.startswith("o"):
+            out = CMPF[name](a, b)
+        else:
+            out = CMPF["o" + name[1:]](a, b) | nan
+        self.env[op.result] = out
+
+    def select(self, op, mask) -> None:
+        cond = self.value(op.cond)
+        a, b = self.value(op.lhs), self.value(op.rhs)
+        ndim = max(a.ndim, b.ndim)
+        self.env[op.result] = np.where(_expand(cond, ndim) if cond.ndim < ndim else cond, a, b)
+
+    def cast(self, op, mask) -> None:
+        a = self.value(op.operands[0])
+        dtype = element_dtype(op.results[0].type)
+        if a.dtype == np.bool_ and dtype != np.bool_ and not is_float(dtype):
+            # i1 extended as a signed integer: true -> -1
+            out = np.where(a, -1, 0).astype(dtype) if isinstance(op, arith.ExtSIOp) else a.astype(dtype)
+        elif is_float(a.dtype) and is_float(dtype) and (a.dtype.itemsize > dtype.itemsize or
+                                                        {a.dtype, dtype} == {np.dtype(np.float16)}):
+            out = a.astype(dtype)
+        elif not is_float(a.dtype) and dtype == np.bool_:
+            out = (a & 1).astype(np.bool_)
+        else:
+            out = a.astype(dtype)
+        self.env[op.results[0]] = out
+
+    def extui(self, op, mask) -> None:
+        a = self.value(op.operands[0])
+        self.env[op.results[0]] = a.view(unsigned(a.dtype)).astype(element_dtype(op.results[0].type))
+
+    def uitofp(self, op, mask) -> None:
+        a = self.value(op.operands[0])
+        self.env[op.results[0]] = a.view(unsigned(a.dtype)).astype(element_dtype(op.results[0].type))
+
+    def fptoi(self, op, mask) -> None:
+        a = self.value(op.operands[0])
+        dtype = element_dtype(op.results[0].type)
+        if isinstance(op, arith.FPToUIOp):
+            self.env[op.results[0]] = np.trunc(a).astype(unsigned(dtype)).view(dtype)
+        else:
+            self.env[op.results[0]] = np.trunc(a).astype(dtype)
+
+    def bitcast(self, op, mask) -> None:
+        a = self.value(op.operands[0])
+        dtype = element_dtype(op.results[0].type)
+        shape = vector_shape(op.results[0].type)
+        self.env[op.results[0]] = np.ascontiguousarray(a).view(dtype).reshape((a.shape[0], *shape))
+
+    # ----------------------------------------------------------------- gpu ids
+    def _id(self, op, arrays) -> None:
+        dim = "xyz".index(op.dimension.data)
+        self.env[op.result] = arrays[dim]
+
+    def thread_id(self, op, mask) -> None:
+        self._id(op, self.chunk.thread_xyz)
+
+    def block_id(self, op, mask) -> None:
+        self._id(op, self.chunk.block_xyz)
+
+    def block_dim(self, op, mask) -> None:
+        self._id(op, [np.array([d], np.int64) for d in self.geometry.block])
+
+    def grid_dim(self, op, mask) -> None:
+        self._id(op, [np.array([d], np.int64) for d in self.geometry.grid])
+
+    def global_id(self, op, mask) -> None:
+        dim = "xyz".index(op.dimension.data)
+        c = self.chunk
+        self.env[op.result] = c.block_xyz[dim] * self.geometry.block[dim] + c.thread_xyz[dim]
+
+    def lane_id(self, op, mask) -> None:
+        self.env[op.result] = self.chunk.lane
+
+    def subgroup_size(self, op, mask) -> None:
+        self.env[op.result] = np.array([self.geometry.warp_size], np.int64)
+
+    # ----------------------------------------------------------------- memory
+    def alloc(self, op, mask) -> None:
+        type_ = op.memref.type
+        if op.dynamic_sizes:
+            self.fail(op, "dynamic allocation sizes are not simulated")
+        shape = tuple(type_.get_shape())
+        dtype = element_dtype(type_)
+        size = int(np.prod(shape, dtype=np.int64))
+        shared = gpu.is_workgroup(type_.memory_space)
+        if shared and isinstance(op, memref.AllocOp):
+            blocks = self.chunk.blocks
+            data = np.zeros((blocks, size), dtype)
+            buffer = Buffer(op.memref.name_hint or "shared", "shared", shape, data, str(type_),
+                            RaceTracker(blocks, size))
+            self.shared.append(buffer)
+        else:
+            data = np.zeros((self.chunk.threads, size), dtype)
+            buffer = Buffer(op.memref.name_hint or "local", "private", shape, data, str(type_))
+        self.env[op.memref] = buffer
+
+    def alias(self, op, mask) -> None:
+        self.env[op.results[0]] = self.env[op.operands[0]]
+
+    def dim(self, op, mask) -> None:
+        buffer: Buffer = self.env[op.source]
+        index = self.value(op.index)
+        if np.any((index < 0) | (index >= len(buffer.shape))):
+            self.fail(op, f"dimension {index.ravel()[0]} out of range for rank {len(buffer.shape)}")
+        self.env[op.result] = np.asarray(buffer.shape, np.int64)[index]
+
+    def _addresses(self, op, buffer: Buffer, indices, vshape, mask) -> tuple[np.ndarray, np.ndarray]:
+        """Flat element offsets (threads or 1, *vshape) and the active-thread selector.
+
+        Checks bounds for active threads: each index within its dimension, and a vector
+        access of shape (..., n) starting at index i in the last dims within them too.
+        """
+        shape = buffer.shape
+        rank = len(shape)
+        if len(indices) != rank:
+            self.fail(op, f"expected {rank} indices, got {len(indices)}")
+        vrank = len(vshape)
+        flat = np.zeros(1, np.int64)
+        bad = None
+        for d, (index, size, stride) in enumerate(zip(indices, shape, buffer.strides)):
+            extent = vshape[d - (rank - vrank)] if d >= rank - vrank else 1
+            out = (index < 0) | (index + extent > size)
+            bad = out if bad is None else bad | out
+            flat = flat + index * stride
+        if bad is not None and bad.any():
+            bad_active = np.broadcast_to(bad, mask.shape) & mask
+            hits = np.flatnonzero(bad_active)
+            if hits.size:
+                t = int(hits[0])
+                idx = tuple(int(np.broadcast_to(i, mask.shape)[t]) for i in indices)
+                what = f"index {idx}" + (f" with vector {list(vshape)}" if vshape else "")
+                self.fail(op, f"{what} out of bounds for {buffer.space} memref "
+                              f"'{buffer.name}' of shape {shape}", t)
+        if vrank:
+            offsets = np.zeros((), np.int64)
+            for k, n in enumerate(vshape):
+                stride = buffer.strides[rank - vrank + k]
+                offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * stride)
+            flat = flat.reshape(flat.shape + (1,) * vrank) + offsets[None]
+        return flat
+
+    def _active_ids(self, mask: np.ndarray) -> np.ndarray | None:
+        """Indices of active threads, or None when every thread slot is active."""
+        return None if self._is_full(mask) else np.flatnonzero(mask)
+
+    def _is_full(self, mask: np.ndarray) -> bool:
+        return bool(mask.all())
+
+    def load(self, op, mask) -> None:
+        buffer: Buffer = self.env[op.operands[0]]
+        indices = [self.value(v) for v in op.indices]
+        result = op.results[0]
+        vshape = vector_shape(result.type)
+        flat = self._addresses(op, buffer, indices, vshape, mask)
+        ids = self._active_ids(mask)
+        if ids is not None and flat.shape[0] != 1:
+            flat = np.where(_expand(mask, flat.ndim), flat, 0)
+        if buffer.space == "global":
+            self.env[result] = buffer.data[flat]
+            return
+        owner = self.chunk.block_local if buffer.space == "shared" else np.arange(self.chunk.threads)
+        self.env[result] = buffer.data[owner.reshape((-1,) + (1,) * (flat.ndim - 1)), flat]
+        if buffer.races is not None:
+            threads = self.chunk.threads
+            sel = slice(None) if ids is None else ids
+            self._check_race(op, buffer, ids, owner[sel], _full(flat, threads)[sel], "load")
+
+    def store(self, op, mask) -> None:
+        value = self.value(op.operands[0])
+        buffer: Buffer = self.env[op.operands[1]]
+        indices = [self.value(v) for v in op.indices]
+        vshape = vector_shape(op.operands[0].type)
+        flat = self._addresses(op, buffer, indices, vshape, mask)
+        threads = self.chunk.threads
+        ids = self._active_ids(mask)
+        sel = slice(None) if ids is None else ids
+        flat = _full(flat, threads)[sel]
+        value = _full(value, threads)[sel]
+        if buffer.space == "global":
+            buffer.data[flat] = value
+            return
+        owner = self.chunk.block_local if buffer.space == "shared" else np.arange(threads)
+        rows = owner[sel]
+        if buffer.races is not None:
+            self._check_race(op, buffer, ids, rows, flat, "store")
+        buffer.data[rows.reshape((-1,) + (1,) * (flat.ndim - 1)), flat] = value
+
+    def _check_race(self, op, buffer: Buffer, ids, rows, flat, kind: str) -> None:
+        """Record the access of active threads ``ids`` (None: all) and report a race."""
+        per_thread = int(np.prod(flat.shape[1:], dtype=np.int64))
+        local = self.chunk.local if ids is None else self.chunk.local[ids]
+        loc = (rows.reshape((-1,) + (1,) * (flat.ndim - 1)) * buffer.size + flat).ravel()
+        thread_ids = np.repeat(local, per_thread) if per_thread > 1 else local
+        tracker = buffer.races
+        found = tracker.load(loc, thread_ids) if kind == "load" else tracker.store(loc, thread_ids)
+        if found is None:
+            return
+        position, other = found[0], found[1]
+        row = position // per_thread
+        t = int(row if ids is None else ids[row])
+        offset = int(loc[position] % buffer.size)
+        coords = tuple(int(c) for c in np.unravel_index(offset, buffer.shape))
+        b = int(self.chunk.block_local[t])
+        other_slot = b * self.geometry.slots_per_block + other
+        other_xyz = tuple(int(a[other_slot]) for a in self.chunk.thread_xyz)
+        verb = "reads" if kind == "load" else "writes"
+        done = "written" if kind == "load" else found[2]
+        self.fail(op, f"data race on shared memref '{buffer.name}': this thread {verb} "
+                      f"{coords}, {done} by thread {other_xyz} with no gpu.barrier between", t)
+
+    # ----------------------------------------------------------------- vector
+    def broadcast(self, op, mask) -> None:
+        src = self.value(op.source)
+        shape = vector_shape(op.vector.type)
+        srank = src.ndim - 1
+        expanded = src.reshape((src.shape[0],) + (1,) * (len(shape) - srank) + src.shape[1:])
+        self.env[op.vector] = np.broadcast_to(expanded, (src.shape[0], *shape)).copy()
+
+    def _positions(self, op) -> tuple:
+        dynamic = iter(op.dynamic_position)
+        position = []
+        for p in op.static_position.get_values():
+            if p == DYNAMIC_INDEX:
+                index = self.value(next(dynamic))
+                if index.shape[0] != 1:
+                    self.fail(op, "per-thread dynamic vector positions are not simulated")
+                position.append(int(index[0]))
+            else:
+                position.append(int(p))
+        return tuple(position)
+
+    def extract(self, op, mask) -> None:
+        src = self.value(op.vector)
+        position = self._positions(op)
+        self.env[op.result] = src[(slice(None), *position)]
+
+    def insert(self, op, mask) -> None:
+        src = self.value(op.source)
+        dest = self.value(op.dest)
+        position = self._positions(op)
+        threads = max(src.shape[0], dest.shape[0])
+        out = np.array(_full(dest, threads))
+        out[(slice(None), *position)] = src
+        self.env[op.result] = out
+
+    def reduction(self, op, mask) -> None:
+        src = self.value(op.vector)
+        kind = op.kind.data.value if hasattr(op.kind.data, "value") else str(op.kind.data)
+        out = _reduce(kind, src, tuple(range(1, src.ndim)))
+        if op.acc is not None:
+            acc = self.value(op.acc)
+            out = _reduce(kind, np.stack(np.broadcast_arrays(out, acc)), 0)
+        self.env[op.dest] = np.asarray(out).astype(src.dtype, copy=False)
+
+    # ----------------------------------------------------------------- control flow
+    def if_(self, op, mask) -> None:
+        cond = self.value(op.cond)
+        results = list(op.output)
+        if cond.shape[0] == 1:
+            region = op.true_region if bool(cond[0]) else op.false_region
+            values = self.run_block(region.blocks[0], mask) if region.blocks else None
+            for r, v in zip(results, values or []):
+                self.env[r] = v
+            return
+        then_mask = mask & cond
+        else_mask = mask & ~cond
+        then_values = else_values = None
+        if then_mask.any():
+            then_values = self.run_block(op.true_region.blocks[0], then_mask)
+        if op.false_region.blocks and else_mask.any():
+            else_values = self.run_block(op.false_region.blocks[0], else_mask)
+        for i, r in enumerate(results):
+            if then_values is None:
+                self.env[r] = else_values[i]
+            elif else_values is None:
+                self.env[r] = then_values[i]
+            else:
+                a, b = then_values[i], else_values[i]
+                ndim = max(a.ndim, b.ndim)
+                self.env[r] = np.where(_expand(cond, ndim), a, b)
+
+    def for_(self, op, mask) -> None:
+        lb, ub, step = self.value(op.lb), self.value(op.ub), self.value(op.step)
+        body = op.body.blocks[0]
+        iv_arg, carried_args = body.args[0], body.args[1:]
+        carried = [self.value(v) for v in op.iter_args]
+        if lb.shape[0] == 1 and ub.shape[0] == 1 and step.shape[0] == 1:
+            if step[0] <= 0:
+                self.fail(op, f"step must be positive, got {step[0]}")
+            for i in range(int(lb[0]), int(ub[0]), int(step[0])):
+                self.env[iv_arg] = np.array([i], lb.dtype)
+                for arg, v in zip(carried_args, carried):
+                    self.env[arg] = v
+                carried = self.run_block(body, mask) or []
+        else:
+            threads = self.chunk.threads
+            iv = np.array(_full(lb, threads))
+            step_full = _full(step, threads)
+            if np.any(mask & (step_full <= 0)):
+                self.fail(op, "step must be positive", int(np.flatnonzero(mask & (step_full <= 0))[0]))
+            while True:
+                running = mask & (iv < ub)
+                if not running.any():
+                    break
+                self.env[iv_arg] = iv
+                for arg, v in zip(carried_args, carried):
+                    self.env[arg] = v
+                new = self.run_block(body, running) or []
+                carried = [np.where(_expand(running, max(n.ndim, o.ndim)), n, o)
+                           for n, o in zip(new, carried)]
+                iv = np.where(running, iv + step_full, iv)
+        for r, v in zip(op.res, carried):
+            self.env[r] = v
+
+    def while_(self, op, mask) -> None:
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        values = [self.value(v) for v in op.arguments]
+        running = mask.copy()
+        final = list(values)
+        while True:
+            for arg, v in zip(before.args, values):
+                self.env[arg] = v
+            condition = self._run_before(before, running)
+            cond_value, forwarded = condition
+            cond_full = _full(cond_value, self.chunk.threads)
+            leaving = running & ~cond_full
+            final = [np.where(_expand(leaving, max(f.ndim, n.ndim)), n, f) if f is not None else n
+                     for f, n in zip(final, forwarded)] if final else forwarded
+            running = running & cond_full
+            if not running.any():
+                break
+            for arg, v in zip(after.args, forwarded):
+                self.env[arg] = v
+            values = self.run_block(after, running) or []
+        for r, v in zip(op.res, final):
+            self.env[r] = v
+
+    def _run_before(self, block: Block, mask):
+        count = int(mask.sum())
+        for op in block.ops:
+            self.stats.ops += 1
+            self.stats.thread_instructions += count
+            if isinstance(op, scf.ConditionOp):
+                return self.value(op.condition), [self.value(v) for v in op.args]
+            handler = self.handlers.get(type(op))
+            if handler is None:
+                self.fail(op, "operation not supported by the simulator")
+            handler(op, mask)
+        raise LayoutError("scf.while: before region without scf.condition")
+
+    # ----------------------------------------------------------------- synchronization
+    def barrier(self, op, mask) -> None:
+        chunk = self.chunk
+        slots = self.geometry.slots_per_block
+        arrived = (mask & chunk.valid).reshape(chunk.blocks, slots).sum(axis=1)
+        expected = self.geometry.threads_per_block
+        partial = np.flatnonzero((arrived > 0) & (arrived < expected))
+        if partial.size:
+            b = int(partial[0])
+            block_mask = (~mask & chunk.valid).reshape(chunk.blocks, slots)[b]
+            missing = b * slots + int(np.flatnonzero(block_mask)[0])
+            first = b * slots + int(np.flatnonzero((mask & chunk.valid).reshape(chunk.blocks, slots)[b])[0])
+            missing_xyz = tuple(int(a[missing]) for a in chunk.thread_xyz)
+            self.fail(op, f"barrier reached by {int(arrived[b])} of {expected} threads of the block; "
+                          f"thread {missing_xyz} does not reach it (divergent gpu.barrier)", first)
+        reached = arrived == expected
+        everyone = bool(reached.all())
+        for buffer in self.shared:
+            buffer.races.reset(None if everyone else np.flatnonzero(reached))
+
+    # ----------------------------------------------------------------- warps
+    def _warp_check(self, op, mask, need_full: bool) -> None:
+        ws = self.geometry.warp_size
+        active = mask.reshape(-1, ws)
+        partial = active.any(axis=1) & ~active.all(axis=1)
+        if need_full and partial.any():
+            w = int(np.flatnonzero(partial)[0])
+            t = w * ws + int(np.flatnonzero(~active[w])[0])
+            self.fail(op, "needs all lanes of the warp active; this lane is inactive "
+                          "(divergent or partial warp)", t)
+
+    def shuffle(self, op, mask) -> None:
+        threads = self.chunk.threads
+        value = _full(self.value(op.value), threads)
+        offset = _full(self.value(op.offset).astype(np.int64), threads)
+        width = _full(self.value(op.width).astype(np.int64), threads)
+        ws = self.geometry.warp_size
+        if np.any(mask & ((width < 1) | (width > ws))):
+            t = int(np.flatnonzero(mask & ((width < 1) | (width > ws)))[0])
+            self.fail(op, f"width {int(width[t])} outside 1..{ws}", t)
+        lane = self.chunk.lane
+        position = lane % width
+        mode = op.mode.data
+        if mode == "xor":
+            source = position ^ offset
+        elif mode == "up":
+            source = position - offset
+        elif mode == "down":
+            source = position + offset
+        else:
+            source = offset
+        valid = (source >= 0) & (source < width)
+        t = np.arange(threads)
+        source_thread = np.where(valid, t - position + source, t)
+        reads_inactive = mask & valid & ~mask[source_thread]
+        if reads_inactive.any():
+            t0 = int(np.flatnonzero(reads_inactive)[0])
+            self.fail(op, f"lane {int(lane[t0])} reads inactive lane "
+                          f"{int(lane[source_thread[t0]])} (undefined value)", t0)
+        self.env[op.result] = value[source_thread]
+        self.env[op.valid] = valid
+
+    def subgroup_reduce(self, op, mask) -> None:
+        threads = self.chunk.threads
+        value = _full(self.value(op.value), threads)
+        ws = self.geometry.warp_size
+        cluster = op.cluster_size.value.data if op.cluster_size is not None else ws
+        if cluster > ws:
+            self.fail(op, f"cluster size {cluster} exceeds the warp size {ws}")
+        kind = op.op.data
+        if op.uniform is not None:
+            self._warp_check(op, mask, need_full=True)
+        filled = np.where(_expand(mask, value.ndim), value,
+                          np.array(_identity(kind, value.dtype)).astype(value.dtype))
+        grouped = filled.reshape(threads // cluster, cluster, *value.shape[1:])
+        reduced = _reduce(kind, grouped, 1)
+        out = np.repeat(reduced, cluster, axis=0)
+        self.env[op.result] = out.astype(value.dtype, copy=False)
+
+    def mma(self, op, mask) -> None:
+        if self.geometry.warp_size != 32:
+            self.fail(op, "nvgpu.mma.sync needs 32-lane warps")
+        self._warp_check(op, mask, need_full=True)
+        threads = self.chunk.threads
+        a = _full(self.value(op.matrix_a), threads)
+        b = _full(self.value(op.matrix_b), threads)
+        c = _full(self.value(op.matrix_c), threads)
+        self.env[op.res] = mma_fragments.mma(a, b, c, op.shape)
+
+
+def bind_arguments(kernel: gpu.FuncOp, args) -> list:
+    """Check the caller's arrays against the kernel signature; return per-argument values."""
+    block = kernel.body.blocks[0]
+    names = [a.name_hint or f"arg{i}" for i, a in enumerate(block.args)]
+    if isinstance(args, dict):
+        unknown = set(args) - set(names)
+        if unknown:
+            raise LayoutError(f"args: kernel @{kernel.sym_name.data} has no argument "
+                              f"'{sorted(unknown)[0]}' (arguments: {', '.join(names)})")
+        missing = [n for n in names if n not in args]
+        if missing:
+            raise LayoutError(f"args: missing argument '{missing[0]}' of kernel @{kernel.sym_name.data}")
+        ordered = [args[n] for n in names]
+    else:
+        ordered = list(args)
+        if len(ordered) != len(names):
+            raise LayoutError(f"args: kernel @{kernel.sym_name.data} takes {len(names)} arguments "
+                              f"({', '.join(names)}), got {len(ordered)}")
+    values = []
+    for name, arg, given in zip(names, block.args, ordered):
+        type_ = arg.type
+        if isinstance(type_, MemRefType):
+            if not isinstance(given, np.ndarray):
+                raise LayoutError(f"args: argument '{name}' must be a numpy array for {type_}")
+            dtype = element_dtype(type_)
+            if given.dtype != dtype:
+                raise LayoutError(f"args: argument '{name}' has dtype {given.dtype}, {type_} needs {dtype}")
+            shape = tuple(type_.get_shape())
+            if len(shape) != given.ndim or any(s >= 0 and s != g for s, g in zip(shape, given.shape)):
+                raise LayoutError(f"args: argument '{name}' has shape {given.shape}, kernel expects {type_}")
+            if not isinstance(type_.layout, NoneAttr) and "strided" in str(type_.layout):
+                raise LayoutError(f"args: argument '{name}': strided memref layouts are not simulated")
+            if not given.flags.c_contiguous or not given.flags.writeable:
+                raise LayoutError(f"args: argument '{name}' must be a writeable C-contiguous array")
+            values.append(Buffer(name, "global", tuple(given.shape), given.reshape(-1), str(type_)))
+        elif isinstance(type_, VectorType):
+            raise LayoutError(f"args: vector argument '{name}' is not supported")
+        else:
+            dtype = element_dtype(type_)
+            values.append(np.array([given]).astype(dtype))
+    return values
