@@ -1,0 +1,142 @@
+"""``#ttg.linear``: a distributed layout given directly by its linear-layout bases.
+
+``#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+warp = [], block = []}>`` is the map whose ``register`` bit ``i`` moves to the tensor
+offset ``register[i]`` (and likewise for lanes, warps and blocks); offsets of several set
+bits XOR together. Each basis moves along at most one dim, by a power of two, and the bases
+must reach every element of the layout's own shape (``2 * the largest offset`` per dim).
+
+On a tensor of another shape Triton fits it like any encoding: a larger tensor repeats the
+layout over more registers (dims in the order the register bases first move along, then
+the rest from the last dim down); a smaller one drops the largest register bases that
+leave the tensor and zeroes such lane/warp/block bases (broadcast).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from layoutkit.core.text import Attribute
+from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts.triton.common import (
+    DISTRIBUTED_IN_DIMS,
+    DistributedEncoding,
+    Draft,
+    Fields,
+    bases_text,
+    is_power_of_two,
+)
+
+#: at most this many bases per in-dim, and offsets below 2**30
+MAX_BASES = 30
+
+
+@dataclass(frozen=True)
+class LinearEncoding(DistributedEncoding):
+    """``#ttg.linear<{register, lane, warp, block}>``: bases per hardware dim.
+
+    >>> enc = LinearEncoding(((0, 1),), ((0, 2), (1, 0)), (), ())
+    >>> enc.layout_shape, enc.to_linear_layout((4, 4)).bases["register"]
+    ((2, 4), [[0, 1], [2, 0]])
+    """
+
+    ATTR_NAME = "linear"
+
+    register: tuple[tuple[int, ...], ...]
+    lane: tuple[tuple[int, ...], ...]
+    warp: tuple[tuple[int, ...], ...]
+    block: tuple[tuple[int, ...], ...]
+
+    def __post_init__(self) -> None:
+        frozen = {}
+        for name in DISTRIBUTED_IN_DIMS:
+            value = getattr(self, name)
+            try:
+                frozen[name] = tuple(tuple(int(v) for v in b) for b in value)
+            except (TypeError, ValueError):
+                raise LayoutError(f"{name}: expected a list of integer lists, got {quote(value)}") from None
+            if len(frozen[name]) > MAX_BASES:
+                raise LayoutError(f"{name}: at most {MAX_BASES} bases, got {len(frozen[name])}")
+        rank = next((len(b[0]) for b in frozen.values() if b), 0)
+        if rank == 0:
+            raise LayoutError("register: an empty linear layout is not supported (no basis gives the rank)")
+        for name, bases in frozen.items():
+            for basis in bases:
+                if len(basis) != rank:
+                    raise LayoutError(
+                        f"{name}: basis {quote(list(basis))} has {len(basis)} entries but the layout has rank {rank}"
+                    )
+                nonzero = [v for v in basis if v]
+                if len(nonzero) > 1 or not all(is_power_of_two(v) and v < (1 << 30) for v in nonzero):
+                    raise LayoutError(
+                        f"{name}: in a distributed layout each basis moves along at most one dim by a power "
+                        f"of two, got {quote(list(basis))}"
+                    )
+            object.__setattr__(self, name, bases)
+        for dim in range(rank):
+            values = {b[dim] for bases in frozen.values() for b in bases if b[dim]}
+            if values != {1 << i for i in range(len(values))}:
+                raise LayoutError(
+                    f"register: the bases along dim {dim} must reach every element (offsets 1, 2, 4, ...), "
+                    f"got {quote(sorted(values))}"
+                )
+
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> LinearEncoding:
+        f = Fields(attr, cls.ATTR_NAME, aliases)
+        values = [f.bases(name) for name in DISTRIBUTED_IN_DIMS]
+        f.finish()
+        try:
+            return cls(*values)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+
+    @classmethod
+    def from_linear_layout(cls, layout) -> LinearEncoding:
+        """The encoding of a :class:`~layoutkit.core.linear.LinearLayout` with in-dims among
+        ``register, lane, warp, block`` and out-dims ``dim0, dim1, ...``."""
+        extra = [n for n in layout.in_dim_names if n not in DISTRIBUTED_IN_DIMS]
+        if extra:
+            raise LayoutError(f"in dims: a #ttg.linear layout has register/lane/warp/block only, got {quote(extra)}")
+        layout.tensor_shape()  # checks the out-dim names
+        return cls(*(tuple(map(tuple, layout.bases.get(n, []))) for n in DISTRIBUTED_IN_DIMS))
+
+    def field_text(self) -> str:
+        return ", ".join(f"{name} = {bases_text(getattr(self, name))}" for name in DISTRIBUTED_IN_DIMS)
+
+    def __str__(self) -> str:
+        return f"#ttg.{self.ATTR_NAME}<{{{self.field_text()}}}>"
+
+    # -- layout --------------------------------------------------------------------------
+    @cached_property
+    def _bases(self) -> dict[str, tuple[tuple[int, ...], ...]]:
+        return {name: getattr(self, name) for name in DISTRIBUTED_IN_DIMS}
+
+    @property
+    def rank(self) -> int:
+        return next(len(b[0]) for b in self._bases.values() if b)
+
+    @cached_property
+    def layout_shape(self) -> tuple[int, ...]:
+        """The shape the bases cover by themselves (2 * the largest offset per dim)."""
+        return Draft.from_bases(self.rank, self._bases, range(self.rank)).sizes
+
+    @cached_property
+    def order(self) -> tuple[int, ...]:
+        """Dims in the order the register bases first move along them, then the others from
+        the last dim down (Triton's ``LinearEncodingAttr::getOrder``)."""
+        order: list[int] = []
+        for basis in self.register:
+            dim = next((d for d, v in enumerate(basis) if v), None)
+            if dim is not None and dim not in order:
+                order.append(dim)
+        return tuple(order + [d for d in range(self.rank - 1, -1, -1) if d not in order])
+
+    def draft(self, shape: tuple[int, ...]) -> Draft:
+        layout = Draft.from_bases(self.rank, self._bases, self.order)
+        layout = layout.not_smaller_than(shape, "register").not_larger_than(shape, broadcast_registers=False)
+        return layout.with_dims(range(self.rank))
+
+
+ENCODINGS = (LinearEncoding,)
