@@ -1,0 +1,127 @@
+"""``layoutkit show``: print a layout's tensor or hardware view, like ``triton-tensor-layout``.
+
+    layoutkit show -l "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>" -t "tensor<16x16xf16>"
+    layoutkit show -i kernel.ttgir --alias-names blocked,mma -t "tensor<128x128xf16>" --hw-view
+    layoutkit show -l "#iree_vector_ext.nested_layout<...>" -t "tensor<64x64xf16>" --subgroup-size 64
+
+Every layout is introduced by ``Print layout attribute: <layout>`` (``#<alias> = <layout>``
+for layouts read from a file). With ``-i`` and no ``--alias-names`` every alias of the file
+is printed; with ``--alias-names`` each named one, followed by an empty line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from layoutkit.core.text import parse_aliases
+from layoutkit.errors import LayoutError, quote
+
+
+def _options(subgroup_size: int | None, num_subgroups: int | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if subgroup_size is not None:
+        options["subgroup_size"] = subgroup_size
+    if num_subgroups is not None:
+        options["num_subgroups"] = num_subgroups
+    return options
+
+
+def render_show(
+    layout_text: str | None,
+    tensor_type: str,
+    *,
+    input_text: str | None = None,
+    alias_names: list[str] | None = None,
+    hardware: bool = False,
+    **options: Any,
+) -> str:
+    """What ``layoutkit show`` prints, as a string (the CLI's logic without I/O)."""
+    from layoutkit.layouts.parse import parse_layout, parse_tensor_type
+    from layoutkit.render.text import layout_view
+
+    shape, _element = parse_tensor_type(tensor_type)
+    if layout_text is None and input_text is None:
+        raise LayoutError("layout: give a layout with -l/--layout or a file of '#alias = ...' lines with -i/--input")
+    out: list[str] = []
+    if input_text is not None:
+        aliases = parse_aliases(input_text)
+        if alias_names:
+            for name in alias_names:
+                if name not in aliases:
+                    known = ", ".join(aliases) or "none"
+                    raise LayoutError(f"alias-names: no layout alias {quote('#' + name)} in the input file (defined: {known})")
+            chosen = alias_names
+        else:
+            if not aliases:
+                raise LayoutError("input: the file defines no '#alias = #attr<...>' layouts")
+            chosen = list(aliases)
+        for name in chosen:
+            layout = parse_layout(aliases[name].text, aliases=aliases, **options)
+            out.append(f"Print layout attribute: #{name} = {layout}\n")
+            out.append(layout_view(layout, shape, hardware=hardware))
+            if alias_names:
+                out.append("\n")
+        if layout_text is not None:
+            layout_text = layout_text.strip()
+    if layout_text is not None:
+        aliases = parse_aliases(input_text) if input_text is not None else {}
+        layout = parse_layout(layout_text, aliases=aliases, **options)
+        out.append(f"Print layout attribute: {layout}\n")
+        out.append(layout_view(layout, shape, hardware=hardware))
+    return "".join(out)
+
+
+def _alias_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [n.strip().lstrip("#") for n in value.split(",")]
+    if not all(names):
+        raise LayoutError(f"alias-names: expected 'name1,name2,...', got {quote(value)}")
+    return names
+
+
+@click.command(name="show")
+@click.option("-l", "--layout", "layout_text", metavar="ATTR", help="Layout attribute text (any family) or an alias from -i.")
+@click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE", help="Tensor type, e.g. 'tensor<16x16xf16>'.")
+@click.option("-i", "--input", "input_file", metavar="FILE", help="File whose '#name = #attr<...>' lines define layouts.")
+@click.option("--alias-names", "alias_names", metavar="a,b", help="Aliases of the input file to print (default: all).")
+@click.option("--hw-view", "--use-hw-view", "hardware", is_flag=True, help="Print from the hardware's point of view.")
+@click.option("-o", "--output", "output_file", metavar="FILE", help="Write to FILE instead of stdout.")
+@click.option("--subgroup-size", type=int, default=None, help="Lanes per subgroup, for families that do not carry it (IREE).")
+@click.option("--num-subgroups", type=int, default=None, help="Subgroups (warps), for families that do not carry it (IREE).")
+def command(
+    layout_text: str | None,
+    tensor_type: str,
+    input_file: str | None,
+    alias_names: str | None,
+    hardware: bool,
+    output_file: str | None,
+    subgroup_size: int | None,
+    num_subgroups: int | None,
+) -> None:
+    """Print a layout's tensor view (who holds each element) or, with --hw-view, its
+    hardware view (what each warp/lane/register or offset holds), like triton-tensor-layout."""
+    input_text = None
+    if input_file is not None:
+        try:
+            input_text = Path(input_file).read_text(encoding="utf-8")
+        except OSError as err:
+            raise LayoutError(f"input: cannot read {quote(input_file)}: {err.strerror or err}") from None
+    text = render_show(
+        layout_text,
+        tensor_type,
+        input_text=input_text,
+        alias_names=_alias_list(alias_names),
+        hardware=hardware,
+        **_options(subgroup_size, num_subgroups),
+    )
+    if output_file is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            Path(output_file).write_text(text, encoding="utf-8")
+        except OSError as err:
+            raise LayoutError(f"output: cannot write {quote(output_file)}: {err.strerror or err}") from None

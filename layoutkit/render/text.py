@@ -1,0 +1,232 @@
+"""Text views of any layout, as ``triton-tensor-layout`` prints them.
+
+Two views, generic over the layout protocol (``kind``, ``hardware_dims``, ``tensor_shape``,
+``table`` / ``apply``), so Triton encodings, linear layouts, IREE nested layouts and CuTe
+thread-value layouts all print the same way:
+
+*Tensor view* (the default) -- the tensor as nested ``[...]`` rows, one cell per element:
+
+- distributed layouts: every owner ``T<tid>:<reg>`` (``tid = lane + warp * lanes``), several
+  joined by ``|``, with a ``B<block>:`` prefix when there are several CTAs; each owner is
+  left-padded so that ids line up (Triton pads to the width of the largest id);
+- memory layouts: cell ``i`` (row-major) shows the element stored at offset ``i``, as
+  ``(r:c)``. A padded layout has more offsets than elements: its slots are printed as lines
+  that end after each run of padding, padding shown as ``pad``.
+
+*Hardware view* -- distributed layouts: ``Warp<w>:`` then one line per register listing the
+coordinate ``(r,c)`` each lane holds (``Block<b>:`` headers when several CTAs); memory
+layouts: ``Block: <b>:`` then ``Offset: <o> -> (r,c)`` per offset.
+
+Worked example (seed 004): blocked ``sizePerThread = [1, 4], threadsPerWarp = [4, 8],
+warpsPerCTA = [4, 1]`` on 16x16: a row of 16 elements needs 4 threads, so lanes 0 and 4
+hold the same elements and the first cell is ``T0:0| T4:0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from layoutkit.core.protocol import out_dim_names
+from layoutkit.errors import LayoutError, quote
+
+DISTRIBUTED_ORDER = ("block", "warp", "lane", "register")
+MEMORY_ORDER = ("block", "offset")
+
+
+def _pad(value: int, maximum: int) -> int:
+    """Triton's ``numCharacterPadding``: spaces that right-align ``value`` to ``maximum``."""
+    return max(0, len(str(maximum)) - len(str(value)))
+
+
+def _padded(value: int, maximum: int) -> str:
+    return " " * _pad(value, maximum) + str(value)
+
+
+def _canonical_table(layout: Any, shape: Any, order: Sequence[str]) -> tuple[np.ndarray, dict[str, int], tuple[int, ...]]:
+    """The layout's table with hardware axes reordered to ``order`` (missing dims size 1),
+    flattened to ``(N, rank)`` in that iteration order (last dim fastest)."""
+    tensor_shape = layout.tensor_shape(shape)
+    hw = dict(layout.hardware_dims(tensor_shape))
+    unknown = [name for name in hw if name not in order]
+    if unknown:
+        raise LayoutError(
+            f"hardware dims: cannot print a layout with hardware dim {quote(unknown[0])} "
+            f"(expected {', '.join(order)})"
+        )
+    table = np.asarray(layout.table(tensor_shape))
+    names = list(hw)
+    axes = [names.index(n) for n in order if n in hw]
+    table = np.transpose(table, axes + [table.ndim - 1])
+    sizes = {n: hw.get(n, 1) for n in order}
+    table = table.reshape([sizes[n] for n in order] + [len(tensor_shape)])
+    return table.reshape(-1, len(tensor_shape)), sizes, tensor_shape
+
+
+def _grid(cells: Sequence[str], shape: Sequence[int], separator: str) -> str:
+    """Triton's nested-bracket grid: ``cells`` row-major over ``shape``."""
+    rank = len(shape)
+    spans = [int(np.prod(shape[rank - m:])) for m in range(1, rank + 1)]  # last m dims
+
+    def trailing_zeros(i: int) -> int:
+        count = 0
+        for span in spans:
+            if i % span:
+                break
+            count += 1
+        return count
+
+    total = len(cells)
+    parts: list[str] = []
+    new_line = True
+    for i, cell in enumerate(cells):
+        opened = trailing_zeros(i)
+        parts.append("[" * opened)
+        if new_line:
+            parts.append(" " * (rank - opened))
+            new_line = False
+        parts.append(cell)
+        parts.append("]" * trailing_zeros(i + 1 if i + 1 < total else 0))
+        if (i + 1) % shape[-1] == 0:
+            parts.append("\n")
+            new_line = True
+        else:
+            parts.append(separator)
+    return "".join(parts)
+
+
+def _check_inside(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Mask of rows that are real elements (padding gives -1); out-of-range is an error."""
+    valid = np.all(coords >= 0, axis=1)
+    if np.any(coords[valid] >= np.asarray(shape)):
+        raise LayoutError(f"layout: maps hardware indices outside the tensor shape {quote(list(shape))}")
+    return valid
+
+
+def _linear_index(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    strides = np.array([int(np.prod(shape[d + 1:])) for d in range(len(shape))], dtype=np.int64)
+    return coords.astype(np.int64) @ strides
+
+
+# --------------------------------------------------------------------------------------
+# distributed
+# --------------------------------------------------------------------------------------
+def _distributed_tensor_view(layout: Any, shape: Any) -> str:
+    coords, sizes, tensor_shape = _canonical_table(layout, shape, DISTRIBUTED_ORDER)
+    blocks, warps, lanes, regs = (sizes[n] for n in DISTRIBUTED_ORDER)
+    threads = warps * lanes
+    valid = _check_inside(coords, tensor_shape)
+    block_id, warp_id, lane_id, reg_id = np.unravel_index(np.arange(len(coords)), (blocks, warps, lanes, regs))
+    tid = lane_id + warp_id * lanes
+    labels = [
+        " " * (_pad(b, blocks) + _pad(t, threads) + _pad(r, regs))
+        + (f"B{b}:" if blocks > 1 else "")
+        + f"T{t}:{r}"
+        for b, t, r in zip(block_id.tolist(), tid.tolist(), reg_id.tolist())
+    ]
+    total = int(np.prod(tensor_shape))
+    element = _linear_index(coords, tensor_shape)
+    cells: list[list[str]] = [[] for _ in range(total)]
+    for i in np.flatnonzero(valid).tolist():
+        cells[element[i]].append(labels[i])
+    return _grid(["|".join(c) for c in cells], tensor_shape, ", ")
+
+
+def _distributed_hw_view(layout: Any, shape: Any) -> str:
+    coords, sizes, tensor_shape = _canonical_table(layout, shape, DISTRIBUTED_ORDER)
+    blocks, warps, lanes, regs = (sizes[n] for n in DISTRIBUTED_ORDER)
+    texts = [
+        "(" + ",".join(_padded(int(v), s) for v, s in zip(row, tensor_shape)) + ")"
+        for row in coords.tolist()
+    ]
+    grid = np.array(texts, dtype=object).reshape(blocks, warps, lanes, regs)
+    lines: list[str] = []
+    for b in range(blocks):
+        if blocks > 1:
+            lines.append(f"Block{b}:")
+        for w in range(warps):
+            lines.append(f"Warp{w}:")
+            for r in range(regs):
+                lines.append(", ".join(grid[b, w, :, r]))
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# memory
+# --------------------------------------------------------------------------------------
+def _memory_slots(layout: Any, shape: Any) -> tuple[list[list[str | None]], tuple[int, ...], np.ndarray, dict[str, int]]:
+    coords, sizes, tensor_shape = _canonical_table(layout, shape, MEMORY_ORDER)
+    valid = _check_inside(coords, tensor_shape)
+    return coords, tensor_shape, valid, sizes
+
+
+def _memory_tensor_view(layout: Any, shape: Any) -> str:
+    coords, tensor_shape, valid, sizes = _memory_slots(layout, shape)
+    cells = [
+        "(" + ":".join(_padded(int(v), s) for v, s in zip(row, tensor_shape)) + ")" if ok else "pad"
+        for row, ok in zip(coords.tolist(), valid.tolist())
+    ]
+    if len(cells) == int(np.prod(tensor_shape)) and all(valid):
+        return _grid(cells, tensor_shape, ",")
+    # Padded (or broadcast) memory: one line per run of elements and the padding after it.
+    lines: list[str] = []
+    per_block = sizes["offset"]
+    width = tensor_shape[-1]
+    for b in range(sizes["block"]):
+        if sizes["block"] > 1:
+            lines.append(f"Block: {b}:")
+        line: list[str] = []
+        block_cells = cells[b * per_block:(b + 1) * per_block]
+        for i, cell in enumerate(block_cells):
+            line.append(cell)
+            after = block_cells[i + 1] if i + 1 < len(block_cells) else None
+            if (cell == "pad" and after != "pad") or (not any(c == "pad" for c in block_cells) and len(line) == width):
+                lines.append("[" + ",".join(line) + "]")
+                line = []
+        if line:
+            lines.append("[" + ",".join(line) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _memory_hw_view(layout: Any, shape: Any) -> str:
+    coords, tensor_shape, valid, sizes = _memory_slots(layout, shape)
+    lines: list[str] = []
+    rows = coords.tolist()
+    index = 0
+    for b in range(sizes["block"]):
+        lines.append(f"Block: {b}:")
+        for offset in range(sizes["offset"]):
+            row, ok = rows[index], valid[index]
+            text = "(" + ",".join(_padded(int(v), s) for v, s in zip(row, tensor_shape)) + ")" if ok else "padding"
+            lines.append(f"Offset: {offset} -> {text}")
+            index += 1
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# entry points
+# --------------------------------------------------------------------------------------
+def _is_memory(layout: Any) -> bool:
+    return getattr(layout, "kind", "distributed") == "memory"
+
+
+def tensor_view(layout: Any, shape: Any = None) -> str:
+    """The tensor seen element by element: who owns it (distributed) or what each offset
+    holds (memory). ``shape`` may be omitted for layouts that carry their own shape."""
+    return (_memory_tensor_view if _is_memory(layout) else _distributed_tensor_view)(layout, shape)
+
+
+def hardware_view(layout: Any, shape: Any = None) -> str:
+    """The hardware seen index by index: per warp and register, each lane's coordinate
+    (distributed); per offset, its coordinate (memory)."""
+    return (_memory_hw_view if _is_memory(layout) else _distributed_hw_view)(layout, shape)
+
+
+def layout_view(layout: Any, shape: Any = None, *, hardware: bool = False) -> str:
+    """:func:`hardware_view` when ``hardware`` else :func:`tensor_view`."""
+    return hardware_view(layout, shape) if hardware else tensor_view(layout, shape)
+
+
+__all__ = ["tensor_view", "hardware_view", "layout_view", "out_dim_names"]
