@@ -570,20 +570,54 @@ def composition(a: Any, b: Any) -> Any:
         _check_rank(a, b, "composition")
         modes = a.modes()
         return make_layout(*[composition(modes[i], t) for i, t in enumerate(b)], *modes[len(b):])
-    if isinstance(b.shape, tuple):
-        return make_layout(*[composition(a, m) for m in b.modes()])
-    return _compose_mode(a, b.shape, b.stride)
+    if not isinstance(b.shape, tuple):
+        return _compose_mode(a, b.shape, b.stride)[0]
+    result, exact = _compose_tree(a, b.shape, b.stride)
+    if not (exact and _non_overlapping(b)):
+        _check_composition(a, b, result)
+    return result
 
 
-def _compose_mode(a: Layout, s: int, d: int) -> Layout:
-    """``a o (s:d)`` for one int mode, by CuTe's stride/shape division, with checks."""
+def _compose_tree(a: Layout, shape: IntTuple, stride: IntTuple) -> tuple[Layout, bool]:
+    """``a`` composed with each int mode of ``shape:stride``, keeping its nesting."""
+    if not isinstance(shape, tuple):
+        return _compose_mode(a, shape, stride)
+    parts = [_compose_tree(a, s, d) for s, d in zip(shape, stride)]
+    return make_layout(*[p[0] for p in parts]), all(p[1] for p in parts)
+
+
+def _non_overlapping(b: Layout) -> bool:
+    """Sorted by stride, each mode of ``b`` starts beyond the span of the smaller ones."""
+    modes = sorted((d, s) for s, d in zip(b.flat_shape, b.flat_stride) if s != 1 and d != 0)
+    return all(d2 >= s1 * d1 for (d1, s1), (d2, _) in zip(modes, modes[1:]))
+
+
+def _check_composition(a: Layout, b: Layout, result: Layout) -> None:
+    """Mode-by-mode composition is ``a o b`` only when ``a`` adds up over ``b``'s modes
+    (CuTe's divisibility conditions plus non-overlapping modes guarantee it); otherwise
+    compare with the direct evaluation ``a(b(i))``."""
+    direct = a.evaluate(b.offsets)
+    if not np.array_equal(result.offsets, direct):
+        i = int(np.argmax(result.offsets != direct))
+        raise LayoutError(
+            f"composition: {quote(a)} o {quote(b)} is not a layout of {quote(b)}'s shape: "
+            f"the modes of {quote(b)} do not add up inside {quote(a)} (at index {i}, a(b(i)) = "
+            f"{int(direct[i])} but the sum over the modes gives {int(result.offsets[i])})"
+        )
+
+
+def _compose_mode(a: Layout, s: int, d: int) -> tuple[Layout, bool]:
+    """``a o (s:d)`` for one int mode, by CuTe's stride/shape division, with checks; the
+    flag says whether only CuTe's exact divisibility steps were used (see
+    :func:`_check_composition`)."""
     if d == 0 or s == 1:
-        return Layout._make(s, 0)
+        return Layout._make(s, 0), True
     if d < 0:
         raise LayoutError(f"composition: right operand stride {d} is negative; {quote(a)} is only defined on indices >= 0")
     shapes, strides = _coalesce_flat(a.flat_shape, a.flat_stride)
     if not shapes:
-        return Layout._make(s, 0)
+        return Layout._make(s, 0), True
+    exact = True
     rest_shape, rest_stride = s, d
     out_s: list[int] = []
     out_d: list[int] = []
@@ -599,23 +633,23 @@ def _compose_mode(a: Layout, s: int, d: int) -> Layout:
                 rest_shape = 1
                 break
             if rest_shape % s1:
-                return _compose_by_fit(a, s, d)
+                return _compose_by_fit(a, s, d), False
             out_s.append(s1)
             out_d.append(rest_stride * a_d)
             rest_shape //= s1
             rest_stride = 1
             continue
-        if (rest_shape - 1) * rest_stride < a_s:
+        if (rest_shape - 1) * rest_stride < a_s:  # within this mode: exact values, no carry
             out_s.append(rest_shape)
             out_d.append(rest_stride * a_d)
-            rest_shape = 1
+            exact = False
             break
-        return _compose_by_fit(a, s, d)
+        return _compose_by_fit(a, s, d), False
     else:
         out_s.append(rest_shape)
         out_d.append(rest_stride * strides[-1])
     cs, cd = _coalesce_flat(tuple(out_s), tuple(out_d))
-    return _layout_from_flat(cs, cd) if cs else Layout._make(1, 0)
+    return (_layout_from_flat(cs, cd) if cs else Layout._make(1, 0)), exact
 
 
 def _compose_by_fit(a: Layout, s: int, d: int) -> Layout:
@@ -697,7 +731,8 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
     out_d: list[int] = []
     for d, s in modes:
         if d % current:
-            kind = "overlap (the layout is not injective)" if d < current else "interleave"
+            injective = layout.size <= _FIT_LIMIT and layout.is_injective()
+            kind = "interleave" if injective else "overlap (the layout is not injective)"
             raise LayoutError(
                 f"complement: the modes of {quote(layout)} {kind}: stride {d} is not a multiple of "
                 f"{current}, the extent of the modes with smaller strides"
