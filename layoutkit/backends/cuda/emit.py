@@ -136,14 +136,28 @@ def c_type(t: Any) -> str:
 
 @dataclass(frozen=True)
 class MemrefInfo:
-    """A memref type's static facts: shape, strides (in elements), offset, space."""
+    """A memref type's facts as C sees them: shape and strides (in elements) as numbers or, for
+    dynamic sizes of a kernel argument, the names of the ``int`` parameters that carry them."""
 
     element: Scalar
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
+    shape: tuple[int | str, ...]
+    strides: tuple[int | str, ...]
     offset: int | None  # None: dynamic (held in the view's base pointer)
     space: str  # "global", "workgroup" or "private"
     identity: bool
+
+    @property
+    def dynamic_sizes(self) -> list[str]:
+        return [d for d in self.shape if isinstance(d, str)]
+
+
+def _product(factors: list[int | str]) -> int | str:
+    """The product of sizes, folded: ``[4, "n", 2] -> "n * 8"``."""
+    number = math.prod(f for f in factors if isinstance(f, int))
+    names = [f for f in factors if isinstance(f, str)]
+    if not names:
+        return number
+    return " * ".join(names + ([str(number)] if number != 1 else []))
 
 
 def _memory_space(memref_type: Any) -> str:
@@ -156,15 +170,20 @@ def _memory_space(memref_type: Any) -> str:
     return "global"
 
 
-def memref_info(memref_type: Any, what: str) -> MemrefInfo:
+def memref_info(memref_type: Any, what: str, size_prefix: str | None = None) -> MemrefInfo:
+    """The C view of a memref type. Dynamic sizes (``?``) are allowed for kernel arguments:
+    size ``k`` of argument ``a`` becomes the ``int`` parameter ``a_size{k}``."""
     if type(memref_type).__name__ != "MemRefType":
         raise LayoutError(f"{what}: expected a memref type, got {quote(memref_type)}")
-    shape = tuple(int(d) for d in memref_type.get_shape())
-    if any(d < 0 for d in shape):
+    raw = [int(d) for d in memref_type.get_shape()]
+    if any(d < 0 for d in raw) and size_prefix is None:
         raise LayoutError(
-            f"{what}: the CUDA backend needs static memref shapes, got {quote(memref_type)}")
+            f"{what}: the CUDA backend needs static sizes here (dynamic sizes only for kernel "
+            f"arguments), got {quote(memref_type)}")
+    shape: tuple[int | str, ...] = tuple(
+        d if d >= 0 else f"{size_prefix}_size{k}" for k, d in enumerate(raw))
     element = scalar_type(memref_type.get_element_type())
-    row_major = tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
+    row_major = tuple(_product(list(shape[i + 1:])) for i in range(len(shape)))
     layout = getattr(memref_type, "layout", None)
     layout_name = type(layout).__name__
     if layout is None or layout_name in ("NoneAttr",) or str(layout) in ("", "#none"):
@@ -283,7 +302,7 @@ class View:
         for index, stride in zip(indices, self.info.strides):
             if index == "0" or stride == 0:
                 continue
-            terms.append(index if stride == 1 else f"{_paren(index)} * {stride}")
+            terms.append(index if stride == 1 else f"{_paren(index)} * {_paren(str(stride))}")
         if self.info.offset:
             terms.append(str(self.info.offset))
         if self.offset:
@@ -294,7 +313,22 @@ class View:
 
 
 def _paren(expr: str) -> str:
-    return expr if re.fullmatch(r"[\w.\[\]]+|\([^()]*\)", expr) else f"({expr})"
+    """``expr`` wrapped in parentheses unless it is atomic (a name, number, call or subscript).
+
+    >>> _paren("a[i]"), _paren("f16_to_float(x)"), _paren("i * 32"), _paren("-x")
+    ('a[i]', 'f16_to_float(x)', '(i * 32)', '(-x)')
+    """
+    depth = 0
+    for char in expr:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and (char.isspace() or char in "+-*/%<>=!&|^?:,~"):
+            return f"({expr})"
+    if expr.startswith("(") and not expr.endswith(")"):
+        return f"({expr})"
+    return expr
 
 
 # ----------------------------------------------------------------------------------------
@@ -345,7 +379,9 @@ class _FunctionEmitter:
         self.lines.append("  " * self.depth + line)
 
     def error(self, op: Any, message: str) -> LayoutError:
-        return LayoutError(f"kernel @{self.kernel_name}: {op.name}: {message}")
+        line = _op_line(op)
+        where = f"line {line}: " if line else ""
+        return LayoutError(f"{where}kernel @{self.kernel_name}: {op.name}: {message}")
 
     def define(self, value: Any, rhs: str, const: bool = True) -> str:
         name = self.name_of(value)
@@ -361,8 +397,11 @@ class _FunctionEmitter:
         for arg in block.args:
             name = self.name_of(arg, "arg")
             if type(arg.type).__name__ == "MemRefType":
-                info = memref_info(arg.type, f"kernel @{self.kernel_name}: argument %{arg.name_hint or name}")
+                info = memref_info(arg.type, f"kernel @{self.kernel_name}: argument %{arg.name_hint or name}",
+                                   size_prefix=name)
                 params.append(f"{info.element.c}* {name}")
+                params.extend(f"int {size}" for size in info.dynamic_sizes)
+                self.used_names.update(info.dynamic_sizes)
                 self.views[arg] = View(name, info, multi_dim=False)
             else:
                 params.append(f"{c_type(arg.type)} {name}")
@@ -443,7 +482,7 @@ class _FunctionEmitter:
             return f"{_paren(args[0])} {binary[name]} {_paren(args[1])}"
         if name in ("arith.divui", "arith.remui", "arith.shrui"):
             symbol = {"arith.divui": "/", "arith.remui": "%", "arith.shrui": ">>"}[name]
-            return f"{t0.c}(({unsigned}){_paren(args[0])} {symbol} ({unsigned}){_paren(args[1])})"
+            return f"{t0.c}({_unsigned(args[0], unsigned)} {symbol} {_unsigned(args[1], unsigned)})"
         if name in ("arith.maxsi", "arith.minsi"):
             return f"{'max' if name.endswith('maxsi') else 'min'}({args[0]}, {args[1]})"
         if name in ("arith.maxui", "arith.minui"):
@@ -470,7 +509,7 @@ class _FunctionEmitter:
             symbol = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
                       "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}[pred]
             if pred.startswith("u"):
-                return f"({unsigned}){_paren(args[0])} {symbol} ({unsigned}){_paren(args[1])}"
+                return f"{_unsigned(args[0], unsigned)} {symbol} {_unsigned(args[1], unsigned)}"
             return f"{_paren(args[0])} {symbol} {_paren(args[1])}"
         if name == "arith.cmpf":
             pred = _predicate(op, CMPF)
@@ -489,6 +528,8 @@ class _FunctionEmitter:
         if name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci"):
             if rtype.bits == 1:
                 return f"bool({_paren(args[0])} & 1)"
+            if rtype.c == t0.c:
+                return args[0]
             source = args[0]
             if name == "arith.index_castui":
                 source = f"({unsigned}){_paren(source)}"
@@ -505,12 +546,21 @@ class _FunctionEmitter:
             cast = f"({target}){_paren(up(0))}"
             return cast if name == "arith.fptosi" else f"({rtype.c}){cast}"
         if name in ("arith.extf", "arith.truncf"):
+            if rtype.compute_c == t0.compute_c:
+                return down(up(0))
             return down(f"({rtype.compute_c}){_paren(up(0))}")
         if name == "arith.bitcast":
             return _bitcast(args[0], t0, rtype)
         if name.startswith("math."):
             return down(_math_expr(op, [up(i) for i in range(len(args))], t0))
         raise self.error(op, "not supported by the CUDA backend")
+
+
+def _unsigned(expr: str, unsigned_c: str) -> str:
+    """``expr`` as an unsigned C value: ``4`` -> ``4u``, ``i`` -> ``(unsigned)i``."""
+    if re.fullmatch(r"\d+", expr) and unsigned_c == "unsigned":
+        return expr + "u"
+    return f"({unsigned_c}){_paren(expr)}"
 
 
 def _bitcast(arg: str, source: Scalar, target: Scalar) -> str:
@@ -542,6 +592,14 @@ def _math_expr(op: Any, args: list[str], t: Scalar) -> str:
     if fn not in names:
         raise LayoutError(f"{op.name}: not supported by the CUDA backend")
     return f"{names[fn]}{suffix}({', '.join(args)})"
+
+
+def _op_line(op: Any) -> int | None:
+    try:
+        from layoutkit.ir import op_line
+    except ImportError:  # pragma: no cover -- the IR package is part of layoutkit
+        return None
+    return op_line(op)
 
 
 def _symbol_name(op: Any) -> str:
@@ -688,7 +746,8 @@ def _h_subview(self: _FunctionEmitter, op: Any) -> None:
     offsets: list[str] = []
     for value in static_offsets:
         offsets.append(self.expr(dynamic.pop(0)) if value < -(2**62) else str(value))
-    terms = [o if s == 1 else f"{_paren(o)} * {s}" for o, s in zip(offsets, source.info.strides) if o != "0"]
+    terms = [o if s == 1 else f"{_paren(o)} * {_paren(str(s))}"
+             for o, s in zip(offsets, source.info.strides) if o != "0"]
     if source.offset:
         terms.insert(0, source.offset)
     info = memref_info(op.results[0].type, f"kernel @{self.kernel_name}: {op.name}")
@@ -702,7 +761,7 @@ def _h_subview(self: _FunctionEmitter, op: Any) -> None:
 
 
 def _h_dim(self: _FunctionEmitter, op: Any) -> None:
-    info = memref_info(op.operands[0].type, f"kernel @{self.kernel_name}: {op.name}")
+    info = self.view(op.operands[0], op).info
     index_value = op.operands[1]
     owner = index_value.owner
     if getattr(owner, "name", "") != "arith.constant":
@@ -770,8 +829,12 @@ def _flat_start(positions: list[str], shape: tuple[int, ...]) -> str:
     terms = []
     for k, position in enumerate(positions):
         stride = math.prod(shape[k + 1:])
-        if position != "0":
+        if position.isdigit():
+            terms.append(str(int(position) * stride)) if int(position) else None
+        elif position != "0":
             terms.append(position if stride == 1 else f"{_paren(position)} * {stride}")
+    if terms and all(t.isdigit() for t in terms):
+        return str(sum(int(t) for t in terms))
     return " + ".join(terms) if terms else "0"
 
 

@@ -137,6 +137,12 @@ def run_cuda(module_or_source: Any, kernel: str, grid: int | Sequence[int],
                 _check(driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes), "cuMemcpyHtoD")
                 allocations.append((pointer, value))
                 holders.append(ctypes.c_void_p(int(pointer)))
+                if params is not None:  # dynamic sizes follow the pointer as int parameters
+                    shape = params[index][1].get_shape()
+                    if len(shape) != value.ndim:
+                        raise LayoutError(f"args: {params[index][0]} must have {len(shape)} dimensions, "
+                                          f"got shape {value.shape}")
+                    holders.extend(ctypes.c_int(value.shape[k]) for k, d in enumerate(shape) if d < 0)
             else:
                 dtype = np.float32 if isinstance(value, float) else np.int32
                 if params is not None:
