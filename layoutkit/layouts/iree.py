@@ -9,7 +9,11 @@ Subgroups (warps) and threads (lanes) pick their tile along dim ``d`` through *v
     virtual_subgroup_id[d] = (subgroup_id // subgroup_strides[d]) % subgroup_tile[d]
     virtual_thread_id[d]   = (thread_id   // thread_strides[d])   % thread_tile[d]
 
-(a stride of 0 means "not distributed on that level": the virtual id is 0). Each thread
+(a stride of 0 means "not distributed on that level": the virtual id is 0). As in IREE's
+``computeThreadIds``, ``thread_id`` is the thread's flat id in the workgroup,
+``subgroup_id * subgroup_size + lane``: it is just the lane while the thread strides and
+tiles stay inside one subgroup (the usual case), and a thread tile may reach past the
+subgroup into the subgroup bits (``subgroup_id = thread_id // subgroup_size``). Each thread
 keeps a vector of the *distributed shape* ``[batch..., outer..., element...]``; register
 ``r`` is the row-major index into it. The element at register ``(b, o, e)`` (one index per
 dim and level) of thread ``t`` in subgroup ``s`` has, along dim ``d``, the coordinate::
@@ -138,10 +142,15 @@ class NestedLayout(LayoutBase):
         for name in ("subgroup_size", "num_subgroups"):
             v = getattr(self, name)
             if v is None and name == "num_subgroups":
-                v = _level_span(values["subgroup_tile"], values["subgroup_strides"])
+                v = self._default_num_subgroups(values)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
                 raise LayoutError(f"{name}: expected a positive integer, got {quote(v)}")
             object.__setattr__(self, name, int(v))
+
+    def _default_num_subgroups(self, values: dict[str, tuple[int, ...]]) -> int:
+        thread_span = _level_span(values["thread_tile"], values["thread_strides"])
+        return max(_level_span(values["subgroup_tile"], values["subgroup_strides"]),
+                   -(-thread_span // self.subgroup_size))
 
     # -- text ---------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -262,11 +271,12 @@ class NestedLayout(LayoutBase):
             rest = rest // size
         digits.reverse()
         rank = self.rank
+        thread_id = warp * self.subgroup_size + lane
         out = {}
         for d, name in enumerate(out_dim_names(rank)):
             b, o, e = digits[d], digits[rank + d], digits[2 * rank + d]
             vsg = (warp // self.subgroup_strides[d]) % self.subgroup_tile[d] if self.subgroup_strides[d] else 0
-            vt = (lane // self.thread_strides[d]) % self.thread_tile[d] if self.thread_strides[d] else 0
+            vt = (thread_id // self.thread_strides[d]) % self.thread_tile[d] if self.thread_strides[d] else 0
             coord = (((vsg * self.batch_tile[d] + b) * self.outer_tile[d] + o)
                      * self.thread_tile[d] + vt) * self.element_tile[d] + e
             coord = np.broadcast_to(coord, np.broadcast_shapes(register.shape, lane.shape, warp.shape))
@@ -619,6 +629,7 @@ def _blocked_to_nested(layout: Any, shape: Any, **options: Any) -> NestedLayout:
         raise LayoutError("layout: a nested layout has no CTA (block) level; the blocked layout spans several CTAs")
     lane_strides = _order_strides(tpw, order)
     warp_strides = _order_strides(wpc, order)
+    lanes = hw.get("lane", int(np.prod(tpw)))
     tiles: dict[str, list[int]] = {name: [] for name in ATTR_FIELDS}
     for d in range(rank):
         remaining = shape[d]
@@ -628,17 +639,32 @@ def _blocked_to_nested(layout: Any, shape: Any, **options: Any) -> NestedLayout:
         remaining //= thread
         subgroup = min(wpc[d], remaining)
         remaining //= subgroup
+        thread_stride, subgroup_stride = lane_strides[d], warp_strides[d]
         if remaining > 1 and subgroup > 1:
-            raise LayoutError(
-                f"layout: dim {d} repeats the blocked tile {remaining} times above its "
-                f"{subgroup} warps; a nested layout keeps subgroups outermost"
-            )
+            # the tile repeats above the warps: a nested layout keeps subgroups outermost,
+            # but its thread level reads the flat thread id, so the warps of this dim can
+            # join its lanes there when they continue the lane ids
+            warp_flat_stride = lanes * warp_strides[d]
+            if thread > 1 and warp_flat_stride != lane_strides[d] * thread:
+                raise LayoutError(
+                    f"layout: dim {d} repeats the blocked tile {remaining} times above its "
+                    f"{subgroup} warps, whose ids do not continue its lane ids; a nested layout "
+                    "keeps subgroups outermost"
+                )
+            thread_stride = lane_strides[d] if thread > 1 else warp_flat_stride
+            thread, subgroup = thread * subgroup, 1
         for name, value in zip(TILE_FIELDS, (subgroup, remaining, 1, thread, element)):
             tiles[name].append(value)
-        tiles["subgroup_strides"].append(warp_strides[d])
-        tiles["thread_strides"].append(lane_strides[d])
-    nested = NestedLayout(**tiles, subgroup_size=hw.get("lane", int(np.prod(tpw))),
+        tiles["subgroup_strides"].append(subgroup_stride)
+        tiles["thread_strides"].append(thread_stride)
+    nested = NestedLayout(**tiles, subgroup_size=lanes,
                           num_subgroups=hw.get("warp", int(np.prod(wpc))))
+    if hw.get("register", 1) != nested.num_registers:
+        raise LayoutError(
+            f"layout: the blocked layout holds {hw.get('register', 1)} registers per thread on "
+            f"{quote(list(shape))}, repeating elements (sizePerThread exceeds the shape); a nested "
+            f"layout's {nested.num_registers} registers never repeat"
+        )
     if not equivalent(nested, layout, shape):
         raise LayoutError(
             f"layout: no nested layout equals this blocked layout on {quote(list(shape))}: its "
@@ -657,13 +683,19 @@ def _order_strides(counts: Sequence[int], order: Sequence[int]) -> list[int]:
     return strides
 
 
-def to_blocked(nested: NestedLayout, **options: Any) -> Any:
+def to_blocked(nested: NestedLayout) -> Any:
     """The Triton ``#ttg.blocked`` layout equal to ``nested`` on its shape (checked with
     :func:`~layoutkit.core.protocol.equivalent`), or LayoutError when there is none.
 
-    Needs ``outer_tile`` all 1 (or absorbed as repetitions where ``batch_tile`` is 1),
-    thread and subgroup strides that nest in one common dim order, and power-of-two sizes.
+    The thread and subgroup tiles become id fields of the flat thread id; ids a field
+    skips (a stride gap) or leaves above the last field are given to the field below, as
+    a blocked layout broadcasts the ids past a dim's extent. The fields below
+    ``subgroup_size`` give ``threadsPerWarp``, the ones above ``warpsPerCTA``;
+    ``element_tile`` gives ``sizePerThread``. The dim order is read from the fields, and
+    the other orders are tried when that one is not equal.
     """
+    from itertools import permutations, product
+
     from layoutkit.core.protocol import equivalent
     from layoutkit.layouts.triton.blocked import BlockedEncoding
 
@@ -674,36 +706,54 @@ def to_blocked(nested: NestedLayout, **options: Any) -> Any:
                 f"outer_tile: dim {d} has both batch {nested.batch_tile[d]} and outer "
                 f"{nested.outer_tile[d]} repetitions; a blocked layout has one repetition level"
             )
-    order = _common_order(nested)
-    tpw = list(nested.thread_tile)
-    wpc = list(nested.subgroup_tile)
-    # idle lanes / subgroups above the span duplicate: give them to the slowest dim
-    for counts, size, what in ((tpw, nested.subgroup_size, "subgroup_size"),
-                               (wpc, nested.num_subgroups, "num_subgroups")):
-        used = int(np.prod(counts))
-        if size % used:
-            raise LayoutError(f"{what}: {size} is not a multiple of the {used} ids the layout uses")
-        counts[order[-1]] *= size // used
-    blocked = BlockedEncoding(size_per_thread=list(nested.element_tile), threads_per_warp=tpw,
-                              warps_per_cta=wpc, order=order)
+    lanes, total = nested.subgroup_size, nested.subgroup_size * nested.num_subgroups
+    fields_ = sorted(
+        [(nested.thread_strides[d], nested.thread_tile[d], d) for d in range(rank) if nested.thread_tile[d] > 1]
+        + [(nested.subgroup_strides[d] * lanes, nested.subgroup_tile[d], d)
+           for d in range(rank) if nested.subgroup_tile[d] > 1]
+    )
+    segments: list[list[int]] = []  # [start id, size, dim], consecutive
+    position = 1
+    for stride, tile, d in fields_:
+        if stride < position or stride % position:
+            raise LayoutError(
+                f"thread_strides: the thread and subgroup ids of dim {d} (stride {stride}) overlap "
+                f"or do not nest with the ids below {position}; no blocked layout has them"
+            )
+        if stride > position:
+            if segments:
+                segments[-1][1] *= stride // position
+            else:  # the lowest ids broadcast: some dim's lanes run past its extent
+                segments.append([1, stride, -1])
+        segments.append([stride, tile, d])
+        position = stride * tile
+    if position < total:
+        if total % position:
+            raise LayoutError(f"subgroup_size: {total} thread ids are not a multiple of the {position} the layout uses")
+        segments.append([position, total // position, -2])
     shape = nested.undistributed_shape
-    if not equivalent(blocked, nested, shape):
-        raise LayoutError(
-            f"layout: no blocked layout equals {quote(str(nested), 200)} on {quote(list(shape))} "
-            "(strides with gaps, or a register order a blocked layout cannot follow)"
-        )
-    return blocked
-
-
-def _common_order(nested: NestedLayout) -> list[int]:
-    """One fastest-first dim order consistent with the thread strides, then the subgroup
-    strides, then row-major registers."""
-    rank = nested.rank
-
-    def key(d: int) -> tuple:
-        t = nested.thread_strides[d] if nested.thread_tile[d] > 1 else float("inf")
-        s = nested.subgroup_strides[d] if nested.subgroup_tile[d] > 1 else float("inf")
-        return (t, s, -d)
-
-    return sorted(range(rank), key=key)
-
+    # broadcast ids at the bottom (-1) or top (-2) belong to a dim the layout does not
+    # say (one whose extent the blocked tile overshoots): try each
+    unknown = sorted({seg[2] for seg in segments if seg[2] < 0})
+    for owners in product(range(rank), repeat=len(unknown)):
+        owner_of = dict(zip(unknown, owners))
+        tpw, wpc = [1] * rank, [1] * rank
+        for start, size, d in segments:
+            d = owner_of.get(d, d)
+            low = min(size, max(1, lanes // start)) if start < lanes else 1
+            if start < lanes and (lanes % start or size % low):
+                raise LayoutError(f"subgroup_size: {lanes} does not split dim {d}'s thread ids evenly")
+            tpw[d] *= low
+            wpc[d] *= size // low
+        first = sorted(range(rank), key=lambda d: (
+            next((i for i, seg in enumerate(segments) if seg[2] == d), len(segments)), -d))
+        others = [list(p) for p in permutations(range(rank)) if list(p) != first] if rank <= 4 else []
+        for order in [first, *others]:
+            blocked = BlockedEncoding(size_per_thread=tuple(nested.element_tile), threads_per_warp=tuple(tpw),
+                                      warps_per_cta=tuple(wpc), order=tuple(order))
+            if equivalent(blocked, nested, shape):
+                return blocked
+    raise LayoutError(
+        f"layout: no blocked layout equals {quote(str(nested), 200)} on {quote(list(shape))}: "
+        "its registers, lanes and subgroups do not follow one dim order as a blocked layout's do"
+    )

@@ -43,7 +43,8 @@ def brute_force_table(layout: NestedLayout) -> np.ndarray:
     for warp in range(layout.num_subgroups):
         vsg = [(warp // s) % n if s else 0 for s, n in zip(layout.subgroup_strides, layout.subgroup_tile)]
         for lane in range(layout.subgroup_size):
-            vt = [(lane // s) % n if s else 0 for s, n in zip(layout.thread_strides, layout.thread_tile)]
+            flat = warp * layout.subgroup_size + lane
+            vt = [(flat // s) % n if s else 0 for s, n in zip(layout.thread_strides, layout.thread_tile)]
             index = (slice(None), *vsg, *([slice(None)] * (2 * rank)), *vt, *([slice(None)] * rank))
             piece = packed[index]  # (rank, b..., o..., e...)
             out[:, lane, warp, :] = piece.reshape(rank, -1).T
@@ -104,6 +105,8 @@ CASES = [
     ([3], [2], [1], [4], [2], [1], [1], {"subgroup_size": 8, "num_subgroups": 4}),
     ([2, 2, 1], [1, 2, 1], [1, 1, 2], [2, 1, 4], [2, 1, 1], [2, 1, 0], [4, 0, 1], {"subgroup_size": 32}),
     ([1, 1], [1, 1], [1, 1], [4, 4], [1, 1], [0, 0], [1, 32], {"subgroup_size": 64}),
+    # a thread tile reaching past the subgroup: lanes 0..7 and subgroups 0..3 share dim 0
+    ([1, 1], [2, 1], [1, 1], [32, 4], [1, 2], [0, 0], [4, 1], {"subgroup_size": 32}),
 ]
 
 
@@ -132,6 +135,13 @@ def test_random_layouts_match_brute_force():
                         num_subgroups=int(rng.integers(1, 6)))
         np.testing.assert_array_equal(layout.table(), brute_force_table(layout))
         checked += 1
+
+
+def test_thread_tile_spanning_subgroups():
+    layout = nested([1, 1], [2, 1], [1, 1], [32, 4], [1, 2], [0, 0], [4, 1], subgroup_size=32)
+    assert layout.num_subgroups == 4  # 128 thread ids over subgroups of 32
+    # flat thread 37 = subgroup 1, lane 5: virtual ids (37 // 4 % 32, 37 % 4) = (9, 1)
+    assert layout.apply(register=0, lane=5, warp=1) == {"dim0": 9, "dim1": 2}
 
 
 def test_validation_errors_name_the_field():
