@@ -1,0 +1,90 @@
+"""``layoutkit simulate``: run a kernel of an MLIR file on the CPU simulator.
+
+    layoutkit simulate examples/kernels/transpose_swizzled.mlir --kernel transpose_swizzled \\
+        --grid 32,32 --block 32,8 --arg in=in.npy --arg out=out.npy --out results/
+
+Arguments are ``name=file.npy`` for memref arguments (the array must have the memref's
+element type and shape) or ``name=number`` for scalar arguments. After the run every memref
+argument is written to ``DIR/name.npy`` when ``--out`` is given; a summary line per array is
+printed either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+
+from layoutkit.errors import LayoutError, quote
+
+
+def parse_dims(label: str, text: str) -> tuple[int, ...]:
+    """``"32,8"`` -> (32, 8): 1 to 3 positive integers."""
+    parts = text.split(",")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        raise LayoutError(f"--{label}: expected X[,Y[,Z]] positive integers, got {quote(text)}") from None
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise LayoutError(f"--{label}: expected X[,Y[,Z]] positive integers, got {quote(text)}")
+    return dims
+
+
+def parse_arg(text: str) -> tuple[str, object]:
+    """``"a=a.npy"`` -> ("a", array); ``"n=128"`` -> ("n", 128)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise LayoutError(f"--arg: expected name=file.npy or name=number, got {quote(text)}")
+    if value.endswith(".npy") or Path(value).exists():
+        path = Path(value)
+        if not path.exists():
+            raise LayoutError(f"--arg {name}: no such file {quote(value)}")
+        try:
+            return name, np.ascontiguousarray(np.load(path, allow_pickle=False))
+        except ValueError as err:
+            raise LayoutError(f"--arg {name}: cannot read {quote(value)} as .npy ({err})") from None
+    for kind in (int, float):
+        try:
+            return name, kind(value)
+        except ValueError:
+            pass
+    raise LayoutError(f"--arg {name}: expected a .npy file or a number, got {quote(value)}")
+
+
+def _summary(name: str, array: np.ndarray) -> str:
+    values = array.astype(np.float64)
+    return (f"{name}: {array.dtype}{list(array.shape)} min {values.min():.6g} "
+            f"max {values.max():.6g} sum {values.sum():.6g}") if array.size else f"{name}: empty"
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--kernel", required=True, help="Name of the kernel gpu.func to run.")
+@click.option("--grid", required=True, help="Blocks per grid: X[,Y,Z].")
+@click.option("--block", required=True, help="Threads per block: X[,Y,Z].")
+@click.option("--arg", "arg_texts", multiple=True, help="name=file.npy or name=number (repeat).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Write every memref argument to DIR/name.npy after the run.")
+@click.option("--warp-size", default=32, type=int, show_default=True,
+              help="Lanes per warp (64 for AMD-style subgroups).")
+def command(file: str, kernel: str, grid: str, block: str, arg_texts: tuple[str, ...],
+            out_dir: str | None, warp_size: int) -> None:
+    """Run KERNEL of the MLIR FILE on the lockstep SIMT simulator."""
+    from layoutkit.backends.simt import simulate
+    from layoutkit.ir import parse_module
+
+    module = parse_module(Path(file).read_text())
+    args = dict(parse_arg(text) for text in arg_texts)
+    report = simulate(module, kernel, parse_dims("grid", grid), parse_dims("block", block), args,
+                      warp_size=warp_size)
+    click.echo(str(report))
+    arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    for name, array in arrays.items():
+        click.echo(_summary(name, array))
+        if out_dir is not None:
+            np.save(Path(out_dir) / f"{name}.npy", array)
+    if out_dir is not None:
+        click.echo(f"wrote {len(arrays)} arrays to {out_dir}")
