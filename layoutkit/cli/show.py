@@ -43,6 +43,8 @@ def render_show(
     from layoutkit.render.text import layout_view
 
     shape, _element = parse_tensor_type(tensor_type)
+    # CuTe thread-value layouts take their tensor shape from -t (other families ignore it)
+    options.setdefault("tensor_shape", shape)
     if layout_text is None and input_text is None:
         raise LayoutError("layout: give a layout with -l/--layout or a file of '#alias = ...' lines with -i/--input")
     out: list[str] = []

@@ -485,7 +485,7 @@ class SharedLinearEncoding(_SharedBase):
     def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> SharedLinearEncoding:
         fields = Fields(attr, cls.ATTR_NAME, aliases)
         offset = fields.bases("offset")
-        block = fields.bases("block", [])
+        block = fields.bases("block", ())
         alignment = fields.int("alignment", minimum=1)
         fields.finish()
         layout = _linear_from_bases(offset, block, "offset", attr.text)
@@ -603,7 +603,7 @@ class PaddedSharedEncoding(_SharedBase):
         fields = Fields(Attribute(attr.name, params[1], attr.text), cls.ATTR_NAME, aliases)
         if fields.has("offset") or fields.has("block"):
             offset = fields.bases("offset")
-            block = fields.bases("block", [])
+            block = fields.bases("block", ())
             fields.finish()
             layout = _linear_from_bases(offset, block, "offset", attr.text)
             try:
