@@ -302,7 +302,12 @@ class View:
         for index, stride in zip(indices, self.info.strides):
             if index == "0" or stride == 0:
                 continue
-            terms.append(index if stride == 1 else f"{_paren(index)} * {_paren(str(stride))}")
+            if stride == 1 or index == "1":
+                terms.append(index if stride == 1 else str(stride))
+            elif index.isdigit() and isinstance(stride, int):
+                terms.append(str(int(index) * stride))
+            else:
+                terms.append(f"{_paren(index)} * {_paren(str(stride))}")
         if self.info.offset:
             terms.append(str(self.info.offset))
         if self.offset:
