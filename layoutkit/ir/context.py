@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import weakref
 
 from xdsl.context import Context
@@ -42,6 +43,10 @@ class _LocatingParser(Parser):
 
 def _line_of(err: ParseError, text: str) -> str:
     start = err.span.start
+    unknown = re.match(r"Operation (\S+) is not registered", err.msg)
+    if unknown and text.rfind(unknown.group(1), 0, start + 1) >= 0:
+        # xDSL points after an unknown op without results; point at its name
+        start = text.rfind(unknown.group(1), 0, start + 1)
     line = text.count("\n", 0, start) + 1
     column = start - (text.rfind("\n", 0, start) + 1) + 1
     source = text.splitlines()[line - 1].strip() if text.splitlines() else ""
@@ -68,7 +73,10 @@ def parse_module(text: str) -> ModuleOp:
         except (VerifyException, DiagnosticException, ValueError) as err:
             line = parser.op_lines.get(op)
             where = f"line {line}: " if line else ""
-            raise LayoutError(f"{where}{op.name}: {err}") from None
+            message = str(err)
+            if not message.startswith(op.name):
+                message = f"{op.name}: {message}"
+            raise LayoutError(f"{where}{message}") from None
     _OP_LINES.update(parser.op_lines)
     return module
 

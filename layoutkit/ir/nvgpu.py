@@ -114,7 +114,8 @@ class MmaSyncOp(IRDLOperation):
             got = tuple(value.type.get_shape())
             if got != want:
                 raise VerifyException(
-                    f"nvgpu.mma.sync: operand {name} must be vector<{want[0]}x{want[1]}x...>, "
+                    f"nvgpu.mma.sync: operand {name} must be a vector<{want[0]}x{want[1]}x...> "
+                    f"fragment for mmaShape {list(shape)}, "
                     f"got {value.type}"
                 )
         ea = self.matrix_a.type.element_type
