@@ -49,8 +49,10 @@ def _line_of(err: ParseError, text: str) -> str:
         start = text.rfind(unknown.group(1), 0, start + 1)
     line = text.count("\n", 0, start) + 1
     column = start - (text.rfind("\n", 0, start) + 1) + 1
-    source = text.splitlines()[line - 1].strip() if text.splitlines() else ""
-    return f"line {line}, column {column}: {err.msg} (in '{source}')"
+    lines = text.split("\n")
+    source = lines[line - 1].strip() if line <= len(lines) else ""
+    context = f" (in '{source}')" if source else " (at the end of the text)"
+    return f"line {line}, column {column}: {err.msg}{context}"
 
 
 def parse_module(text: str) -> ModuleOp:
