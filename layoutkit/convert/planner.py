@@ -1,0 +1,187 @@
+"""``plan_conversion``: how to change the layout of a distributed tensor, and at what cost.
+
+The planner tabulates both layouts (any family, through the layout protocol) into
+``[block, warp, lane, register]`` maps of tensor elements and classifies the change:
+
+- ``no-op``: the two maps are equal;
+- ``registers``: every thread already holds every element it needs (a register permutation;
+  e.g. IREE nested layouts that differ only in their batch / outer tiles);
+- ``shuffle``: every warp holds every element its lanes need (warp shuffles), unless the
+  shared-memory path costs fewer issue slots;
+- ``shared``: through shared memory, with a scratch layout chosen for vector width and bank
+  conflicts (:mod:`layoutkit.convert.scratch`), split into repetitions separated by barriers
+  when ``scratch_bytes`` is smaller than the tile. ``force_shared=True`` (IREE's
+  ``shared_memory_conversion``) always takes this path.
+
+Shuffle against shared memory is decided by issue slots per warp: a shuffle round costs one
+slot per 32-bit word; a shared round trip costs its store and load wavefronts plus
+:data:`BARRIER_SLOTS` per barrier.
+
+Example::
+
+    >>> from layoutkit import parse_layout, plan_conversion
+    >>> a = parse_layout("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], "
+    ...                  "warpsPerCTA = [4, 1], order = [1, 0]}>")
+    >>> b = parse_layout("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], "
+    ...                  "warpsPerCTA = [1, 4], order = [0, 1]}>")
+    >>> plan = plan_conversion(a, b, (32, 32), "f32")
+    >>> plan.kind, plan.cost.store_ratio, plan.cost.load_ratio
+    ('shared', 1.0, 1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutkit.analysis.banks import WAVEFRONT_BYTES
+from layoutkit.analysis.hardware import HardwareMap, element_bytes, hardware_map
+from layoutkit.analysis.vectors import VectorAccess
+from layoutkit.convert.plan import Barrier, ConversionPlan, SharedLoad, SharedStore
+from layoutkit.convert.scratch import Candidate, choose_scratch
+from layoutkit.convert.shuffle import locate, schedule_shuffles
+from layoutkit.core.protocol import check_shape
+from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts.parse import ELEMENT_BITS
+
+#: issue slots one block-wide barrier is charged when comparing shuffles with shared memory
+BARRIER_SLOTS = 8
+
+
+def _dtype_name(dtype: Any) -> tuple[str, int]:
+    if isinstance(dtype, str):
+        name = dtype.strip()
+        element_bytes(name)  # validates
+        return name, ELEMENT_BITS[name]
+    element_bytes(dtype)  # validates a bit width
+    return f"i{int(dtype)}", int(dtype)
+
+
+def _check_pair(src: HardwareMap, dst: HardwareMap) -> None:
+    for axis, name in enumerate(("block", "warp", "lane")):
+        a, b = src.elements.shape[axis], dst.elements.shape[axis]
+        if a != b:
+            raise LayoutError(f"hardware: the source layout has {a} {name}(s) and the destination {b}; "
+                              "a conversion keeps the same hardware")
+    held = np.zeros(src.numel, bool)
+    held[src.elements.ravel()] = True
+    missing = ~held[dst.elements.ravel()]
+    if missing.any():
+        element = np.unravel_index(int(dst.elements.ravel()[missing][0]), src.shape)
+        raise LayoutError(f"src: does not hold element {quote(tuple(map(int, element)))} the destination needs")
+
+
+def plan_conversion(src: Any, dst: Any, shape: Any, dtype: Any, *, scratch_bytes: int | None = None,
+                    force_shared: bool = False) -> ConversionPlan:
+    """Plan the conversion of a ``shape`` tensor of ``dtype`` (``"f16"``, ...) from the
+    distributed layout ``src`` to ``dst`` (any family). ``scratch_bytes`` bounds the shared
+    memory per block (repetitions with barriers when the tile is larger); ``force_shared``
+    takes the shared-memory path whatever the layouts."""
+    tensor_shape = check_shape(shape)
+    dtype_name, bits = _dtype_name(dtype)
+    elem_bytes = element_bytes(dtype)
+    if scratch_bytes is not None and (isinstance(scratch_bytes, bool) or not isinstance(scratch_bytes, (int, np.integer))
+                                      or scratch_bytes <= 0):
+        raise LayoutError(f"scratch_bytes: expected a positive integer, got {quote(scratch_bytes)}")
+    smap = hardware_map(src, tensor_shape, "src")
+    dmap = hardware_map(dst, tensor_shape, "dst")
+    _check_pair(smap, dmap)
+    blocks, warps, lanes, src_regs = smap.elements.shape
+    dst_regs = dmap.registers
+    common = dict(src=src, dst=dst, shape=tensor_shape, dtype=dtype_name, elem_bytes=elem_bytes,
+                  hardware=(blocks, warps, lanes), registers=(src_regs, dst_regs))
+    numel = smap.numel
+    if not force_shared:
+        if src_regs == dst_regs and np.array_equal(smap.elements, dmap.elements):
+            gather = np.broadcast_to(np.arange(src_regs), smap.elements.shape).copy()
+            return ConversionPlan(kind="no-op", steps=(), gather=gather, **common)
+        threads = blocks * warps * lanes
+        local = locate(smap.elements.reshape(threads, src_regs), dmap.elements.reshape(threads, dst_regs), numel)
+        if (local >= 0).all():
+            return ConversionPlan(kind="registers", steps=(), gather=local.reshape(dmap.elements.shape), **common)
+        in_warp = locate(smap.elements.reshape(blocks * warps, -1), dmap.elements.reshape(blocks * warps, -1), numel)
+        if (in_warp >= 0).all():
+            rounds, gather = schedule_shuffles(smap.elements, dmap.elements, numel, bits)
+            shuffle_plan = ConversionPlan(kind="shuffle", steps=tuple(rounds), gather=gather, **common)
+            shared_plan = _shared_plan(smap, dmap, elem_bytes, scratch_bytes, common)
+            if _issue_slots(shuffle_plan) <= _issue_slots(shared_plan):
+                return shuffle_plan
+            return _with_note(shared_plan, f"shared memory chosen over {len(rounds)} shuffle round(s): fewer issue slots")
+    return _shared_plan(smap, dmap, elem_bytes, scratch_bytes, common)
+
+
+def _with_note(plan: ConversionPlan, note: str) -> ConversionPlan:
+    from dataclasses import replace
+
+    return replace(plan, notes=plan.notes + (note,))
+
+
+def _issue_slots(plan: ConversionPlan) -> float:
+    """Issue slots per warp (averaged over warps) used to compare shuffles with shared memory."""
+    cost = plan.cost
+    warps = plan.hardware[1]
+    if plan.kind == "shuffle":
+        return cost.instructions.get("shfl", 0) + cost.instructions.get("select", 0)
+    return (cost.store_wavefronts + cost.load_wavefronts) / warps + BARRIER_SLOTS * cost.barriers
+
+
+def _split(access: VectorAccess, rep_span: int, reps: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per repetition: (offsets local to the repetition, original instruction index), the
+    instructions of each thread whose offsets fall in the repetition, in their order."""
+    offsets = access.offsets
+    out = []
+    for rep in range(reps):
+        inside = (offsets >= rep * rep_span) & (offsets < (rep + 1) * rep_span)
+        order = np.argsort(~inside, axis=-1, kind="stable")
+        count = int(inside.sum(axis=-1).max()) if inside.size else 0
+        picked = order[..., :count]
+        local = np.where(np.take_along_axis(inside, picked, axis=-1),
+                         np.take_along_axis(offsets, picked, axis=-1) - rep * rep_span, -1)
+        out.append((local, np.where(local >= 0, picked, -1)))
+    return out
+
+
+def _shared_plan(smap: HardwareMap, dmap: HardwareMap, elem_bytes: int, scratch_bytes: int | None,
+                 common: dict[str, Any]) -> ConversionPlan:
+    blocks, warps, lanes, src_regs = smap.elements.shape
+    best: Candidate = choose_scratch(smap.elements, dmap.elements, smap.shape, elem_bytes)
+    store, load = best.store, best.load
+    span = best.layout.span
+    reps, rep_span = 1, span
+    notes: list[str] = []
+    if scratch_bytes is not None and span * elem_bytes > scratch_bytes:
+        align = max(store.vector, load.vector)
+        line = max(align, WAVEFRONT_BYTES // elem_bytes)
+        capacity = scratch_bytes // elem_bytes
+        rep_span = (capacity // line) * line or (capacity // align) * align
+        if rep_span == 0:
+            raise LayoutError(f"scratch_bytes: {scratch_bytes} bytes cannot hold one {align * elem_bytes}-byte vector")
+        reps = -(-span // rep_span)
+        notes.append(f"tile of {span * elem_bytes} bytes split into {reps} repetitions of {rep_span * elem_bytes} bytes")
+    steps: list[Any] = []
+    store_parts = _split(store, rep_span, reps)
+    load_parts = _split(load, rep_span, reps)
+    # pool index of every (thread, load instruction) -> base of its vector in the pool
+    load_base = np.full(load.offsets.shape, -1, np.int64)
+    base = src_regs
+    for rep in range(reps):
+        s_local, s_index = store_parts[rep]
+        regs = np.take_along_axis(store.registers, np.maximum(s_index, 0)[..., None], axis=-2)
+        regs = np.where(s_index[..., None] >= 0, regs, -1)
+        steps.append(SharedStore(repetition=rep, vector=store.vector, offsets=s_local, registers=regs))
+        steps.append(Barrier(repetition=rep))
+        l_local, l_index = load_parts[rep]
+        steps.append(SharedLoad(repetition=rep, vector=load.vector, offsets=l_local))
+        positions = np.broadcast_to(np.arange(l_index.shape[-1]), l_index.shape)
+        valid = l_index >= 0
+        idx = np.nonzero(valid)
+        load_base[idx[:-1] + (l_index[valid],)] = base + positions[valid] * load.vector
+        base += l_index.shape[-1] * load.vector
+        if rep + 1 < reps:
+            steps.append(Barrier(repetition=rep))
+    inst, lane_in_vec = load.slot // load.vector, load.slot % load.vector
+    gather = np.take_along_axis(load_base, inst, axis=-1) + lane_in_vec
+    assert (gather >= src_regs).all()
+    return ConversionPlan(kind="shared", steps=tuple(steps), gather=gather, scratch=best.layout,
+                          scratch_span=rep_span if reps > 1 else span, notes=tuple(notes), **common)

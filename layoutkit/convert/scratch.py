@@ -1,0 +1,341 @@
+"""Choosing the shared-memory (scratch) layout of a conversion.
+
+A scratch layout gives every tensor element an offset (in elements) in shared memory. The
+source layout stores its registers there, the destination loads them back, each side with
+the widest vectors the layout allows; the choice decides the vector widths and the bank
+conflicts of both sides.
+
+Power-of-two layouts that are linear over F2 get the construction behind Triton's optimal
+swizzling (``GenericSwizzling.cpp``), extended to unequal store and load vectors. Offset
+bit ``i`` holds a tensor direction ``S[i]``; the bits are, from the lowest:
+
+1. *vector* bits: directions held in registers of both layouts (one vector serves both
+   sides), then optionally extra register directions of one side only (that side gets a
+   wider vector, the other walks across it with its lanes);
+2. *bank* bits (as many as a 128-byte wavefront has slots for the wider access): the
+   lane directions of one phase of the stores ``P`` and of the loads ``Q``. Their common part
+   ``P & Q`` and a basis ``p_i`` of the rest of ``P`` go here; every remaining ``q_i`` of ``Q``
+   is paired with a ``p_i`` and ``p_i ^ q_i`` goes to the high bits, so that both ``p_i`` and
+   ``q_i = p_i ^ (p_i ^ q_i)`` have a non-zero bank part: distinct lanes of a phase land in
+   distinct banks on both sides;
+3. the remaining directions, register directions common to both layouts highest (so that
+   splitting the scratch into repetitions splits every thread's work evenly).
+
+Layouts that are not linear (non-power-of-two shapes, tables) get a search over row-major
+orders with padding (``pad`` elements after every ``interval``). Every candidate is scored by
+simulating its stores and loads (:func:`~layoutkit.analysis.vectorize`,
+:func:`~layoutkit.analysis.shared_wavefronts`): fewest instructions first (widest vectors),
+then fewest bank-conflict wavefronts, then fewest wavefronts, then the smallest footprint.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from layoutkit.analysis.access import lane_addresses, max_vector_elements
+from layoutkit.analysis.banks import WAVEFRONT_BYTES, lanes_per_phase, shared_wavefronts
+from layoutkit.analysis.vectors import VectorAccess, vectorize
+from layoutkit.core import gf2
+
+
+@dataclass(frozen=True, eq=False)
+class ScratchLayout:
+    """``offsets[flat element]``: where each tensor element sits in scratch (elements).
+
+    ``bases``: offset bit -> tensor coordinate, when the layout is linear; ``padding``:
+    ``(order, interval, pad)`` for a padded row-major layout.
+    """
+
+    offsets: np.ndarray
+    shape: tuple[int, ...]
+    bases: tuple[tuple[int, ...], ...] | None = None
+    padding: tuple[tuple[int, ...], int, int] | None = None
+
+    @cached_property
+    def span(self) -> int:
+        """Elements of scratch the layout occupies (its largest offset + 1)."""
+        return int(self.offsets.max()) + 1
+
+    @cached_property
+    def text(self) -> str:
+        """The layout in Triton's attribute syntax (swizzled_shared, shared_linear or padded_shared)."""
+        if self.bases is not None:
+            return _swizzled_text(self) or _shared_linear_text(self.bases)
+        assert self.padding is not None
+        order, interval, pad = self.padding
+        order_text = ", ".join(map(str, order))
+        shape_text = ", ".join(map(str, self.shape))
+        if pad == 0:
+            return f"#ttg.padded_shared<[] {{order = [{order_text}], shape = [{shape_text}]}}>"
+        return f"#ttg.padded_shared<[{interval}:+{pad}] {{order = [{order_text}], shape = [{shape_text}]}}>"
+
+
+@dataclass(frozen=True, eq=False)
+class Candidate:
+    """A scratch layout with its simulated stores and loads."""
+
+    layout: ScratchLayout
+    store: VectorAccess
+    load: VectorAccess
+    store_waves: tuple[np.ndarray, np.ndarray]
+    load_waves: tuple[np.ndarray, np.ndarray]
+
+    @cached_property
+    def score(self) -> tuple[int, ...]:
+        instructions = self.store.instructions + self.load.instructions
+        waves = int(self.store_waves[0].sum() + self.load_waves[0].sum())
+        lower = int(self.store_waves[1].sum() + self.load_waves[1].sum())
+        return (instructions, waves - lower, waves, self.layout.span)
+
+
+def evaluate(layout: ScratchLayout, src_elements: np.ndarray, dst_elements: np.ndarray,
+             elem_bytes: int) -> Candidate:
+    """Simulate the stores of ``src_elements`` and the loads of ``dst_elements`` (both
+    ``[block, warp, lane, register]`` flat indices) into ``layout``."""
+    max_vec = max_vector_elements(elem_bytes)
+    store = vectorize(layout.offsets[src_elements], max_vec)
+    load = vectorize(layout.offsets[dst_elements], max_vec)
+    store_waves = shared_wavefronts(lane_addresses(store, elem_bytes), store.vector * elem_bytes)
+    load_waves = shared_wavefronts(lane_addresses(load, elem_bytes), load.vector * elem_bytes)
+    return Candidate(layout, store, load, store_waves, load_waves)
+
+
+# -- linear (F2) layouts ----------------------------------------------------------------------
+
+def linear_bases(elements: np.ndarray, numel: int) -> list[list[int]] | None:
+    """Per axis of ``elements[block, warp, lane, register]``, the flat tensor index of each
+    power-of-two basis index -- when the map is linear over F2 (XOR of the bases), else None."""
+    if numel & (numel - 1) or any(s & (s - 1) for s in elements.shape):
+        return None
+    if elements.reshape(-1)[0] != 0:
+        return None
+    bases: list[list[int]] = []
+    rebuilt = np.zeros(elements.shape, np.int64)
+    for axis, size in enumerate(elements.shape):
+        axis_bases = []
+        along = np.zeros(size, np.int64)
+        for bit in range(size.bit_length() - 1):
+            index = [0] * elements.ndim
+            index[axis] = 1 << bit
+            basis = int(elements[tuple(index)])
+            axis_bases.append(basis)
+            along ^= ((np.arange(size) >> bit) & 1) * basis
+        shape = [1] * elements.ndim
+        shape[axis] = size
+        rebuilt = rebuilt ^ along.reshape(shape)
+        bases.append(axis_bases)
+    return bases if np.array_equal(rebuilt, elements) else None
+
+
+def _basis(vectors) -> list[int]:
+    vectors = [v for v in vectors if v]
+    return [vectors[j] for j in gf2.pivot_columns(vectors)]
+
+
+def _intersection(first, second) -> list[int]:
+    first, second = _basis(first), _basis(second)
+    common = []
+    for mask in gf2.null_space(first + second):
+        vector = 0
+        for j, v in enumerate(first):
+            if mask >> j & 1:
+                vector ^= v
+        common.append(vector)
+    return _basis(common)
+
+
+def _complement(sub, space) -> list[int]:
+    """Vectors of ``space`` extending a basis of ``sub`` to one of ``sub + space``."""
+    elim = gf2.Elimination()
+    for v in sub:
+        elim.add(v)
+    return [v for v in space if v and elim.add(v)]
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str) -> list[int]:
+    """Offset bit -> tensor direction (flat-index bit vector) by the construction in the
+    module docstring. ``src_bases`` / ``dst_bases``: per axis (block, warp, lane, register)
+    flat-index bases. ``extra``: ``"none"``, ``"store"`` or ``"load"`` -- which side's own
+    register directions widen its vector beyond the common ones."""
+    _, _, lanes_a, regs_a = src_bases
+    _, _, lanes_b, regs_b = dst_bases
+    vmax = _log2(max_vector_elements(elem_bytes))
+    common = _intersection(regs_a, regs_b)
+    vector = common[:vmax]
+    own = {"store": regs_a, "load": regs_b}.get(extra, [])
+    widened = vector + _complement(vector, own)[: vmax - len(vector)] if own else vector
+    wide_bytes = (1 << len(widened)) * elem_bytes
+    narrow_bytes = (1 << len(vector)) * elem_bytes
+    slot_bits = _log2(WAVEFRONT_BYTES // wide_bytes)
+    bytes_a = wide_bytes if extra == "store" else narrow_bytes
+    bytes_b = wide_bytes if extra == "load" else narrow_bytes
+    phase_a = _log2(lanes_per_phase(bytes_a))
+    phase_b = _log2(lanes_per_phase(bytes_b))
+    extra_dirs = widened[len(vector):]
+    # lane directions a phase must spread over banks, minus those the extra vector bits spread
+    need_a = _complement(extra_dirs, lanes_a[:phase_a]) if extra == "load" else _basis(lanes_a[:phase_a])
+    need_b = _complement(extra_dirs, lanes_b[:phase_b]) if extra == "store" else _basis(lanes_b[:phase_b])
+    both = _intersection(need_a, need_b)
+    only_a = _complement(both, need_a)
+    only_b = _complement(both, need_b)
+    bank = both + only_a + only_b[len(only_a):]
+    paired = [p ^ q for p, q in zip(only_a, only_b)]
+    elim = gf2.Elimination()
+    low = [v for v in widened if elim.add(v)]
+    bank = [v for v in bank[:slot_bits] if elim.add(v)]
+    high = [v for v in paired if elim.add(v)]
+    units = [1 << j for j in range(nbits)]
+    rest_common = [v for v in _complement(widened, common) if v]
+    fill = [v for v in units if v not in rest_common]
+    while len(bank) < slot_bits and len(low) + len(bank) + len(high) < nbits:
+        added = next((v for v in fill if elim.add(v)), None)
+        if added is None:
+            break
+        bank.append(added)
+    top = [v for v in fill + rest_common if elim.add(v)]
+    tail = [v for v in top if v not in rest_common] + [v for v in top if v in rest_common]
+    return low + bank + high + tail
+
+
+def linear_scratch(directions: list[int], shape: tuple[int, ...]) -> ScratchLayout:
+    """The scratch layout whose offset bit ``i`` moves along tensor direction ``directions[i]``."""
+    nbits = len(directions)
+    offsets_all = np.arange(1 << nbits, dtype=np.int64)
+    element = np.zeros(1 << nbits, np.int64)
+    for i, d in enumerate(directions):
+        element ^= ((offsets_all >> i) & 1) * d
+    offsets = np.empty(1 << nbits, np.int64)
+    offsets[element] = offsets_all
+    coords = tuple(tuple(int(c) for c in np.unravel_index(d, shape)) for d in directions)
+    return ScratchLayout(offsets=offsets, shape=shape, bases=coords)
+
+
+# -- padded row-major layouts -----------------------------------------------------------------
+
+def padded_scratch(shape: tuple[int, ...], order: tuple[int, ...], interval: int, pad: int) -> ScratchLayout:
+    """Row-major along ``order`` (``order[0]`` fastest), ``pad`` elements after every
+    ``interval`` elements."""
+    rank = len(shape)
+    grids = np.indices(shape, dtype=np.int64).reshape(rank, -1)
+    linear = np.zeros(grids.shape[1], np.int64)
+    stride = 1
+    for dim in order:
+        linear += grids[dim] * stride
+        stride *= shape[dim]
+    offsets = linear + (linear // interval) * pad if pad else linear
+    return ScratchLayout(offsets=offsets, shape=shape, padding=(tuple(order), interval, pad))
+
+
+def _contiguous_order(elements: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Dims ordered by how fast they change along a thread's registers, then along lanes."""
+    rank = len(shape)
+    coords = np.stack(np.unravel_index(elements.reshape(-1, elements.shape[-1]), shape))
+    score = []
+    for dim in range(rank):
+        c = coords[dim]
+        reg_moves = np.count_nonzero(np.diff(c, axis=-1)) if c.shape[-1] > 1 else 0
+        score.append(-reg_moves)
+    ranked = sorted(range(rank), key=lambda d: (score[d], -d))
+    return tuple(ranked)
+
+
+def padded_candidates(src_elements, dst_elements, shape, elem_bytes) -> list[ScratchLayout]:
+    """Padded row-major candidates in the orders the two layouts favour."""
+    orders = {_contiguous_order(src_elements, shape), _contiguous_order(dst_elements, shape),
+              tuple(reversed(range(len(shape))))}
+    layouts = []
+    line = max(1, WAVEFRONT_BYTES // elem_bytes)
+    vmax = max_vector_elements(elem_bytes)
+    pads = sorted({0, 1, 2, vmax // 2, vmax, 2 * vmax} - {0} | {0})
+    for order in sorted(orders):
+        row = shape[order[0]]
+        intervals = {row, line} if row != line else {row}
+        for interval, pad in itertools.product(sorted(intervals), pads):
+            if pad and interval >= int(np.prod(shape)):
+                continue
+            layouts.append(padded_scratch(shape, order, interval, pad))
+    return layouts
+
+
+def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tuple[int, ...],
+                   elem_bytes: int) -> Candidate:
+    """The best scratch layout for storing ``src_elements`` and loading ``dst_elements``."""
+    numel = int(np.prod(shape))
+    layouts: list[ScratchLayout] = []
+    src_bases = linear_bases(src_elements, numel)
+    dst_bases = linear_bases(dst_elements, numel) if src_bases is not None else None
+    if src_bases is not None and dst_bases is not None:
+        nbits = _log2(numel)
+        seen = set()
+        for extra in ("none", "store", "load"):
+            directions = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra)
+            if len(directions) == nbits and tuple(directions) not in seen:
+                seen.add(tuple(directions))
+                layouts.append(linear_scratch(directions, shape))
+        layouts.append(linear_scratch([1 << j for j in range(nbits)], shape))
+    else:
+        layouts.extend(padded_candidates(src_elements, dst_elements, shape, elem_bytes))
+    candidates = [evaluate(layout, src_elements, dst_elements, elem_bytes) for layout in layouts]
+    return min(candidates, key=lambda c: c.score)
+
+
+# -- printing ---------------------------------------------------------------------------------
+
+def _shared_linear_text(bases) -> str:
+    try:
+        from layoutkit.layouts.triton.shared import SharedLinearEncoding
+
+        return str(SharedLinearEncoding.from_bases([list(b) for b in bases], alignment=16))
+    except Exception:  # noqa: BLE001 - printing falls back to our own spelling
+        inner = ", ".join("[" + ", ".join(map(str, b)) + "]" for b in bases)
+        return f"#ttg.shared_linear<{{offset = [{inner}]}}, alignment = 16>"
+
+
+def _swizzled_text(layout: ScratchLayout) -> str | None:
+    """``#ttg.swizzled_shared<...>`` text when the layout is one (2-d and higher: the two
+    fastest dims swizzled, the rest row-major in ``order``)."""
+    shape, bases = layout.shape, layout.bases
+    assert bases is not None
+    rank = len(shape)
+    if rank < 2:
+        return None
+    col_dim = next((d for d in range(rank) if bases and bases[0][d]), rank - 1)
+    candidates = []
+    for row_dim in range(rank):
+        if row_dim == col_dim:
+            continue
+        rest = [d for d in reversed(range(rank)) if d not in (col_dim, row_dim)]
+        order = (col_dim, row_dim, *rest)
+        cols = shape[col_dim]
+        xors = []
+        for b in bases[_log2(cols): _log2(cols) + _log2(shape[row_dim])]:
+            xors.append(b[col_dim])
+        nonzero = [i for i, x in enumerate(xors) if x]
+        if not nonzero:
+            candidates.append((1, 1, 1, order))
+            continue
+        first = nonzero[0]
+        vec = xors[first]
+        max_phase = len(nonzero)
+        candidates.append((vec, 1 << first, 1 << max_phase, order))
+    try:
+        from layoutkit.analysis.access import memory_offsets
+        from layoutkit.layouts.triton.shared import SwizzledSharedEncoding
+    except ImportError:
+        return None
+    for vec, per_phase, max_phase, order in candidates:
+        try:
+            enc = SwizzledSharedEncoding(vec=vec, per_phase=per_phase, max_phase=max_phase, order=order)
+            if np.array_equal(memory_offsets(enc, shape), layout.offsets):
+                return str(enc)
+        except Exception:  # noqa: BLE001 - not expressible this way
+            continue
+    return None
