@@ -239,3 +239,19 @@ def test_console_script_end_to_end():
         capture_output=True, text=True, timeout=60,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_several_ctas_get_a_block_prefix(capsys):
+    layout = (
+        "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0], "
+        "CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>"
+    )
+    code, out, err = run(capsys, "show", "-l", layout, "-t", "tensor<4x16xf32>")
+    assert code == 0, err
+    rows = [re.findall(r"B\d+:T\d+:\d+", line) for line in out.splitlines()[1:]]
+    # CTA b holds rows 2b and 2b + 1; lane 16 (r % 2) + c holds (r, c)
+    assert rows == [[f"B{r // 2}:T{(r % 2) * 16 + c}:0" for c in range(16)] for r in range(4)]
+    code, out, err = run(capsys, "show", "-l", layout.replace("CTASplitNum = [2, 1]", "CTASplitNum = [1, 1]"),
+                         "-t", "tensor<2x16xf32>")
+    cells = normalized(out)[1].strip("[]").replace(" ", "").split(",")
+    assert cells == [f"B0:T{c}:0|B1:T{c}:0" for c in range(16)]  # both CTAs hold everything
