@@ -283,7 +283,7 @@ class _Emitter:
 
 
 def unrolled_program(chains: Any, bounds: Any, strides: Any = None, use_index_diffs: bool = True,
-                     name: str = "transforming_for_body") -> Program:
+                     name: str = "transforming_for_body", checks: bool = True) -> Program:
     """The unrolled loop nest's index code (see the module docstring). The start point of
     chain ``k`` is the parameters ``s{k}_0, s{k}_1, ...``."""
     chain_list = [as_chain(c) for c in (chains if isinstance(chains, (list, tuple)) else [chains])]
@@ -318,7 +318,7 @@ def unrolled_program(chains: Any, bounds: Any, strides: Any = None, use_index_di
                     lower, delta = emit.step_map(m, spaces[-1], delta, old_lower)
                     spaces.append(lower)
             spaces_all.append(spaces)
-            per_chain.append((list(spaces[-1]), emit.checks(chain, spaces[-1])))
+            per_chain.append((list(spaces[-1]), emit.checks(chain, spaces[-1]) if checks else 1))
         state[index] = spaces_all
         program.results.append((index, per_chain))
     _drop_dead(program)
@@ -334,3 +334,40 @@ def _drop_dead(program: Program) -> None:
             kept.append((target, op, args))
             live.update(a for a in args if isinstance(a, str))
     program.statements = list(reversed(kept))
+
+
+def _identifier(name: str) -> str:
+    out = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+    return out if out and not out[0].isdigit() else f"_{out}"
+
+
+def diff_program(chain: Any, delta: Any) -> tuple[Program, list[list[str]]]:
+    """The index-diff code of one step by the constant upper ``delta``: its parameters are
+    the current coordinates of every space (named after the dims, a space suffix added on a
+    clash); its one result is the new lowest coordinates. Also returns the parameter names
+    per space."""
+    chain = as_chain(chain)
+    delta = tuple(int(d) for d in delta)
+    if len(delta) != len(chain.upper_bounds):
+        raise LayoutError(f"diff: the chain has {len(chain.upper_bounds)} upper dims "
+                          f"{list(chain.upper_names)}, got {len(delta)} deltas")
+    seen: set[str] = set()
+    space_vars: list[list[str]] = []
+    for k, (names, _) in enumerate(chain.spaces()):
+        current = []
+        for n in names:
+            var = _identifier(n)
+            if var in seen:
+                var = f"{var}_{k}"
+            seen.add(var)
+            current.append(var)
+        space_vars.append(current)
+    program = Program([v for vs in space_vars for v in vs], name="index_diff")
+    emit = _Emitter(program)
+    upper: list[Value] = [emit.op("add", u, d) for u, d in zip(space_vars[0], delta)]
+    deltas: list[int | None] = list(delta)
+    for m, old in zip(chain.maps, space_vars[1:]):
+        upper, deltas = emit.step_map(m, upper, deltas, list(old))
+    program.results.append(((), [(list(upper), 1)]))
+    _drop_dead(program)
+    return program, space_vars

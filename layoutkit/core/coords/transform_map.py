@@ -476,6 +476,44 @@ def parse_transform_map(text: str, aliases: Any = None) -> TransformMap:
     return result
 
 
+def parse_transform_maps(text: str) -> list[TransformMap]:
+    """Every ``#rock.transform_map<...>`` in ``text``, in order (the rest of the text, such as
+    ``#map0 = `` alias prefixes or surrounding IR, is skipped)."""
+    if not isinstance(text, str):
+        raise LayoutError(f"transform_map: expected a string, got {quote(repr(text))}")
+    maps = []
+    key = "#rock.transform_map<"
+    start = text.find(key)
+    while start >= 0:
+        end = _matching_close(text, start + len(key) - 1)
+        maps.append(parse_transform_map(" ".join(text[start:end + 1].split())))
+        start = text.find(key, end + 1)
+    if not maps:
+        raise LayoutError(f"transform_map: no '#rock.transform_map<...>' in {quote(text)}")
+    return maps
+
+
+def _matching_close(text: str, open_at: int) -> int:
+    depth, i, in_string = 0, open_at, False
+    while i < len(text):
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "<":
+            depth += 1
+        elif ch == ">" and text[i - 1] != "-":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise LayoutError(f"transform_map: unclosed '#rock.transform_map<' in {quote(text[open_at - 19:], 120)}")
+
+
 def read_transform_map(cursor: Cursor) -> TransformMap:
     tok = cursor.expect_kind("hash", "'#rock.transform_map<'")
     if tok.text != "#rock.transform_map":

@@ -1,0 +1,84 @@
+"""``layoutkit transform TEXT [TEXT...] [--bounds] [--diff d0,d1,...]``.
+
+Each TEXT is a ``#rock.transform_map<...>`` (or a file holding some, e.g. ``#map = ...``
+lines); together, upper first, they form a chain. Prints the spaces and the composed affine
+map; ``--bounds`` adds the dims that can go out of bounds and the checks a load needs;
+``--diff`` adds the index-diff code of one step by the given upper delta.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from layoutkit.errors import LayoutError, quote
+
+
+def _read_maps(texts: tuple[str, ...]) -> list:
+    from layoutkit.core.coords.transform_map import parse_transform_maps
+
+    maps = []
+    for text in texts:
+        if not text.lstrip().startswith("#") and os.path.isfile(text):
+            with open(text, encoding="utf-8") as handle:
+                text = handle.read()
+        maps.extend(parse_transform_maps(text))
+    return maps
+
+
+def _space(names: tuple[str, ...], sizes: tuple[int, ...]) -> str:
+    return ", ".join(f"{n}={s}" for n, s in zip(names, sizes))
+
+
+def _delta(text: str, rank: int) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise LayoutError(f"--diff: expected comma-separated integers, got {quote(text)}") from None
+    if len(values) != rank:
+        raise LayoutError(f"--diff: the chain has {rank} upper dims, got {len(values)} deltas in {quote(text)}")
+    return values
+
+
+@click.command(name="transform")
+@click.argument("texts", nargs=-1, required=True, metavar="TEXT [TEXT...]")
+@click.option("--bounds", "show_bounds", is_flag=True, help="Show which lowest dims can go out of bounds.")
+@click.option("--diff", "diff", default=None, metavar="d0,d1,...", help="Show the index-diff code of one step by this upper delta.")
+def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None) -> None:
+    """Compose rocMLIR transform maps (upper first); bounds and index diffs."""
+    from layoutkit.core.coords.bounds import out_of_bounds, validity
+    from layoutkit.core.coords.codegen import _py_expr, diff_program
+    from layoutkit.core.coords.transform_map import TransformChain
+
+    chain = TransformChain(tuple(_read_maps(texts)))
+    delta = _delta(diff, len(chain.upper_bounds)) if diff is not None else None
+    click.echo(f"upper: {_space(chain.upper_names, chain.upper_bounds)}")
+    click.echo(f"lower: {_space(chain.lower_names, chain.lower_bounds)}")
+    if chain.is_affine:
+        click.echo(f"map: {chain.to_affine_map()}")
+    else:
+        click.echo("map: not affine (the chain holds an Xor)")
+    if show_bounds:
+        oob = out_of_bounds(chain)
+        check = validity(chain)
+        click.echo(f"out of bounds: left: {', '.join(oob.left_names) or 'none'}; "
+                   f"right: {', '.join(oob.right_names) or 'none'}")
+        plural = "" if check.comparisons == 1 else "s"
+        click.echo(f"checks: {check} ({check.comparisons} compare{plural})")
+    if delta is not None:
+        program, space_vars = diff_program(chain, delta)
+        counts = program.op_counts()
+        click.echo(f"index diff by ({', '.join(map(str, delta))}): {counts['total']} operations "
+                   f"({counts['div/mod']} div/mod) instead of {_recompute_ops(chain)} to re-evaluate")
+        for target, op, args in program.statements:
+            click.echo(f"  {target} = {_py_expr(op, args)}")
+        (_, [(coords, _)]) = program.results[0]
+        for var, value in zip(space_vars[-1], coords):
+            click.echo(f"  {var}' = {value}")
+
+
+def _recompute_ops(chain) -> int:
+    from layoutkit.core.coords.codegen import unrolled_program
+
+    return unrolled_program([chain], [1] * len(chain.upper_bounds), checks=False).op_count
