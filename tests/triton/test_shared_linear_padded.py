@@ -154,3 +154,34 @@ def test_padded_prints_back(text):
 def test_padded_errors(text, field):
     with pytest.raises(LayoutError, match=f"^{field}"):
         parse_layout(text)
+
+
+# -- fuzz: every mutated shared-encoding text gives a layout or a LayoutError -------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SEEDS = [
+    TRITON_TEXT,
+    "#ttg.padded_shared<[2:+1, 4:+2] {order = [1, 0], shape = [8, 2]}>",
+    "#ttg.padded_shared<[16:+1] {offset = [[0, 1], [0, 2], [2, 0], [4, 0], [1, 0]], block = []}>",
+    "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>",
+    "#triton_gpu.shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1,0], hasLeadingOffset = false}>",
+]
+PIECES = list("[]{}<>,:=+-#0123456789 ") + ["[[", "]]", "true", "block", "offset", "order", "shape", "vec"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.sampled_from(SEEDS),
+    edits=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 3), st.sampled_from(PIECES)), max_size=4),
+)
+def test_mutated_text_gives_a_layout_or_a_layout_error(seed, edits):
+    text = seed
+    for position, cut, piece in edits:
+        position %= len(text) + 1
+        text = text[:position] + piece + text[position + cut:]
+    try:
+        layout = parse_layout(text)
+    except LayoutError:
+        return
+    assert parse_layout(str(layout)) == layout
