@@ -97,7 +97,6 @@ def fma_operand_reference(op_idx, spt, tpw, wpc, order, shape):
     k = 1 if op_idx == 0 else 0
     thread = list(spt)
     thread[k] = shape[k]
-    tile = [thread[d] * (tpw[d] if d != k else 1) * (wpc[d] if d != k else 1) for d in range(2)]
     reps = [max(1, shape[d] // (spt[d] * tpw[d] * wpc[d])) if d != k else 1 for d in range(2)]
 
     def digits(index, sizes):
