@@ -13,8 +13,9 @@ element 0 (row 1 + 8, col 2 + 0 + 8).
 
 These are Triton's ``#ttg.nvidia_mma<{versionMajor = 2}>`` accumulator layout and its
 ``#ttg.dot_op<{opIdx = 0|1, kWidth = 2}>`` operand layouts restricted to one warp and one
-instruction tile: register bits (e, r) map to (col + 1, row + 8, col + 8) for A,
-(k + 1, k + 8) for B and (col + 1, row + 8) for C.
+instruction tile (register bits (e, r) map to (col + 1, row + 8, col + 8) for A,
+(k + 1, k + 8) for B and (col + 1, row + 8) for C), and :func:`fragment` reads them off
+those layouts (``layoutkit.layouts.triton.mma``); the tests check them against PTX.
 """
 
 from __future__ import annotations
@@ -28,33 +29,40 @@ from layoutkit.errors import LayoutError
 OPERANDS = ("a", "b", "c")
 
 
+def _triton_layout(operand: str, k: int):
+    """The Triton layout of one warp's operand tile: register/lane -> (dim0, dim1)."""
+    from layoutkit.layouts.triton.mma import DotOperandEncoding, NvidiaMmaEncoding
+
+    accumulator = NvidiaMmaEncoding(2, 0, (1, 1), (16, 8))
+    if operand == "c":
+        return accumulator.to_linear_layout((16, 8))
+    if operand == "a":
+        return DotOperandEncoding(0, accumulator, k_width=2).to_linear_layout((16, k))
+    return DotOperandEncoding(1, accumulator, k_width=2).to_linear_layout((k, 8))
+
+
 @cache
 def fragment(shape: tuple[int, int, int], operand: str) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, cols): int arrays of shape (32, regs, 2), the matrix element of each lane slot."""
+    """(rows, cols): int arrays of shape (32, regs, 2), the matrix element of each lane slot.
+
+    Read off Triton's nvidia_mma v2 / dot_op (kWidth 2) linear layouts: slot (r, e) of a
+    lane is that layout's register ``2 * r + e`` (for k = 8 the first registers; Triton pads
+    the k tile to 16 with broadcast registers after them).
+    """
     m, n, k = shape
     if (m, n) != (16, 8) or k not in (8, 16):
         raise LayoutError(f"mmaShape: {list(shape)} not supported (m16n8k16 or m16n8k8)")
     if operand not in OPERANDS:
         raise LayoutError(f"operand: expected one of a, b, c, got '{operand}'")
-    lane = np.arange(32)[:, None, None]
-    group, pair = lane >> 2, lane & 3
-    if operand == "a":
-        r = np.arange(k // 4)[None, :, None]
-        e = np.arange(2)[None, None, :]
-        rows = group + 8 * (r % 2)
-        cols = 2 * pair + e + 8 * (r // 2)
-    elif operand == "b":
-        r = np.arange(k // 8)[None, :, None]
-        e = np.arange(2)[None, None, :]
-        rows = 2 * pair + e + 8 * r
-        cols = group + 0 * r + 0 * e
-    else:
-        r = np.arange(2)[None, :, None]
-        e = np.arange(2)[None, None, :]
-        rows = group + 8 * r + 0 * e
-        cols = 2 * pair + e + 0 * r
-    rows, cols = np.broadcast_arrays(rows, cols)
-    return np.ascontiguousarray(rows), np.ascontiguousarray(cols)
+    rows_, cols_ = matrix_shape(shape, operand)
+    registers = rows_ * cols_ // 32
+    layout = _triton_layout(operand, k)
+    lane = np.arange(32)[:, None]
+    register = np.arange(registers)[None, :]
+    coords = layout.apply(register=register, lane=lane)
+    rows = np.broadcast_to(coords["dim0"], (32, registers)).reshape(32, registers // 2, 2)
+    cols = np.broadcast_to(coords["dim1"], (32, registers)).reshape(32, registers // 2, 2)
+    return np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64)
 
 
 def matrix_shape(shape: tuple[int, int, int], operand: str) -> tuple[int, int]:
