@@ -1,0 +1,94 @@
+"""``layoutkit convert``: plan a layout conversion and print its cost.
+
+    layoutkit convert -l "#ttg.blocked<{...}>" -l "#ttg.dot_op<{...}>" -t "tensor<128x64xf16>"
+    layoutkit convert -l SRC -l DST -t TYPE --explain        # the steps too
+    layoutkit convert -l SRC -l DST -t TYPE --json           # the same as data
+    layoutkit convert -i kernel.ttgir -l "#blocked" -l "#mma" -t TYPE --scratch-bytes 8192
+
+Prints the kind of conversion (no-op, registers, shuffle, shared), the chosen shared-memory
+layout as layout text, and the cost table; ``--explain`` adds the steps.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from layoutkit.core.text import parse_aliases
+from layoutkit.errors import LayoutError, quote
+
+
+def render_convert(
+    layouts: tuple[str, ...] | list[str],
+    tensor_type: str,
+    *,
+    input_text: str | None = None,
+    explain: bool = False,
+    as_json: bool = False,
+    scratch_bytes: int | None = None,
+    force_shared: bool = False,
+    **options: Any,
+) -> str:
+    """What ``layoutkit convert`` prints, as a string (the CLI's logic without I/O)."""
+    from layoutkit.convert import plan_conversion
+    from layoutkit.layouts.parse import parse_layout, parse_tensor_type
+
+    if len(layouts) != 2:
+        raise LayoutError(f"layout: give exactly two layouts, -l SRC -l DST (got {len(layouts)})")
+    shape, element = parse_tensor_type(tensor_type)
+    options.setdefault("tensor_shape", shape)
+    aliases = parse_aliases(input_text) if input_text is not None else {}
+    src = parse_layout(layouts[0], aliases=aliases, **options)
+    dst = parse_layout(layouts[1], aliases=aliases, **options)
+    plan = plan_conversion(src, dst, shape, element, scratch_bytes=scratch_bytes, force_shared=force_shared)
+    if as_json:
+        return json.dumps(plan.to_dict(steps=explain), indent=2) + "\n"
+    lines = [
+        f"source:       {src}",
+        f"destination:  {dst}",
+        f"tensor:       {tensor_type.strip()}",
+        f"conversion:   {plan.kind}",
+    ]
+    if plan.scratch_text is not None:
+        lines.append(f"shared layout: {plan.scratch_text}")
+    lines.append("")
+    lines.append(plan.cost.table())
+    if plan.notes and not explain:
+        lines += [f"note: {note}" for note in plan.notes]
+    if explain:
+        lines.append("")
+        lines.append(plan.explain())
+    return "\n".join(lines) + "\n"
+
+
+@click.command(name="convert")
+@click.option("-l", "--layout", "layouts", multiple=True, metavar="ATTR",
+              help="Source, then destination layout (any family, or an alias from -i).")
+@click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE", help="Tensor type, e.g. 'tensor<128x128xf16>'.")
+@click.option("-i", "--input", "input_file", metavar="FILE", help="File whose '#name = #attr<...>' lines define layouts.")
+@click.option("--explain", is_flag=True, help="Print the plan's steps.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (with --explain: with every step's arrays).")
+@click.option("--scratch-bytes", type=int, default=None, help="Shared memory available per block; larger tiles go in repetitions.")
+@click.option("--force-shared", is_flag=True, help="Go through shared memory (IREE's shared_memory_conversion).")
+@click.option("--subgroup-size", type=int, default=None, help="Lanes per subgroup, for families that do not carry it (IREE).")
+@click.option("--num-subgroups", type=int, default=None, help="Subgroups (warps), for families that do not carry it (IREE).")
+def command(layouts: tuple[str, ...], tensor_type: str, input_file: str | None, explain: bool, as_json: bool,
+            scratch_bytes: int | None, force_shared: bool, subgroup_size: int | None, num_subgroups: int | None) -> None:
+    """Plan the conversion of a tensor from one distributed layout to another: its kind, the
+    chosen shared-memory layout, its cost and (--explain) its steps."""
+    input_text = None
+    if input_file is not None:
+        try:
+            input_text = Path(input_file).read_text(encoding="utf-8")
+        except OSError as err:
+            raise LayoutError(f"input: cannot read {quote(input_file)}: {err.strerror or err}") from None
+    options: dict[str, Any] = {}
+    if subgroup_size is not None:
+        options["subgroup_size"] = subgroup_size
+    if num_subgroups is not None:
+        options["num_subgroups"] = num_subgroups
+    click.echo(render_convert(layouts, tensor_type, input_text=input_text, explain=explain, as_json=as_json,
+                              scratch_bytes=scratch_bytes, force_shared=force_shared, **options), nl=False)
