@@ -436,7 +436,12 @@ class _FunctionEmitter:
                 self.elementwise(op)
                 return
             raise self.error(op, "not supported by the CUDA backend")
-        handler(self, op)
+        try:
+            handler(self, op)
+        except LayoutError:
+            raise
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as err:
+            raise self.error(op, f"cannot be emitted ({type(err).__name__}: {err})") from err
 
     # -- elementwise arithmetic (scalars, and vectors element by element) ----------------
     def elementwise(self, op: Any) -> None:
@@ -946,12 +951,18 @@ def _h_shuffle(self: _FunctionEmitter, op: Any) -> None:
     if isinstance(vtype, VectorT):
         raise self.error(op, "shuffles of vectors are not supported; shuffle each element")
     self.define(op.results[0], _shuffle_call(mode, value, vtype, offset, width))
-    if len(op.results) > 1:
-        lane = "int(lane_id())"
-        source = {"xor": f"({lane} ^ {_paren(offset)})", "idx": _paren(offset),
-                  "up": f"({lane} - {_paren(offset)})", "down": f"({lane} + {_paren(offset)})"}[mode]
-        condition = f"{source} >= 0 && {source} < {_paren(width)}" if mode == "up" else f"{source} < {_paren(width)}"
-        self.define(op.results[1], condition)
+    if len(op.results) > 1 and _has_uses(op.results[1]):
+        # the source lane relative to this lane's segment of `width` lanes, as the simulator
+        position = "int(lane_id())" if width == "32" else f"int(lane_id()) % {_paren(width)}"
+        source = {"xor": f"({position} ^ {_paren(offset)})", "idx": _paren(offset),
+                  "up": f"({position} - {_paren(offset)})", "down": f"({position} + {_paren(offset)})"}[mode]
+        in_range = f"{source} < {_paren(width)}"
+        self.define(op.results[1], f"{source} >= 0 && {in_range}" if mode in ("up", "idx") else in_range)
+
+
+def _has_uses(value: Any) -> bool:
+    uses = getattr(value, "uses", None)
+    return True if uses is None else next(iter(uses), None) is not None
 
 
 def _h_subgroup_reduce(self: _FunctionEmitter, op: Any) -> None:

@@ -1,0 +1,83 @@
+"""``layoutkit emit-cuda``: readable CUDA on stdout, the ptxas report with --compile, and one
+``error:`` line with exit status 2 for bad input."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from layoutkit.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kernels"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_prints_the_kernel(capsys):
+    status, out, err = run(capsys, "emit-cuda", str(EXAMPLES / "vector_add.mlir"))
+    assert status == 0 and err == ""
+    assert 'extern "C" __global__ void vector_add(float* a, int a_size0, float* b, int b_size0, float* c, int c_size0)' in out
+    assert "c[i] = s;" in out
+    assert not re.search(r"\d+ registers", out)  # no report without --compile
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_compile_appends_the_ptxas_report(capsys, arch, cuda_compiler):
+    status, out, err = run(capsys, "emit-cuda", str(EXAMPLES / "transpose_padded.mlir"),
+                           "--arch", arch, "--compile")
+    assert status == 0, err
+    report = re.search(rf"// (nvrtc|nvcc) [\d.]+, {arch}: .*\n//   transpose_padded: (\d+) registers, "
+                       r"(\d+) spill bytes .* (\d+) bytes shared, (\d+) barriers", out)
+    assert report, out[-400:]
+    assert int(report.group(2)) > 0 and int(report.group(3)) == 0
+    assert int(report.group(4)) == 32 * 33 * 4 and int(report.group(5)) == 1
+
+
+def test_output_file(capsys, tmp_path):
+    target = tmp_path / "block_sum.cu"
+    status, out, _ = run(capsys, "emit-cuda", str(EXAMPLES / "block_sum.mlir"), "-o", str(target))
+    assert status == 0 and out == ""
+    assert "__shfl_xor_sync" in target.read_text()
+
+
+BAD_INPUTS = {
+    "not_mlir.mlir": "this is not MLIR",
+    "unknown_op.mlir": "module {\n  gpu.module @m {\n    gpu.func @k() kernel {\n      gpu.frobnicate\n      gpu.return\n    }\n  }\n}\n",
+    "no_kernel.mlir": "module {\n}\n",
+    "dynamic_shared.mlir": ("module {\n  gpu.module @m {\n    gpu.func @k(%n: index) kernel {\n"
+                            "      %s = memref.alloc(%n) : memref<?xf32, #gpu.address_space<workgroup>>\n"
+                            "      gpu.return\n    }\n  }\n}\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_is_one_error_line(capsys, tmp_path, name):
+    path = tmp_path / name
+    path.write_text(BAD_INPUTS[name])
+    status, out, err = run(capsys, "emit-cuda", str(path))
+    assert status == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+
+
+def test_bad_options_are_one_error_line(capsys, tmp_path):
+    for argv in (["emit-cuda", str(tmp_path / "missing.mlir")],
+                 ["emit-cuda", str(EXAMPLES / "vector_add.mlir"), "--arch", "sm_75", "--compile"],
+                 ["emit-cuda", str(EXAMPLES / "vector_add.mlir"), "--compiler", "clang"]):
+        status, out, err = run(capsys, *argv)
+        assert status == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, (argv, err)
+
+
+def test_the_installed_command(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("module { gpu.module @m { gpu.func @k( } }")
+    done = subprocess.run([sys.executable, "-m", "layoutkit", "emit-cuda", str(bad)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and "Traceback" not in done.stderr
