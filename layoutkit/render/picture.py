@@ -1,0 +1,345 @@
+"""Pictures of layouts (matplotlib, the optional ``plot`` extra).
+
+A *distributed* layout (hardware dims ``register``, ``lane``, ``warp``, ``block``) is drawn
+as the tensor's grid: each cell is colored by the thread that holds it -- one hue family
+per warp (subgroup), a shade per lane -- and labelled ``T<tid>:<reg>``, the flat thread id
+``tid = (block * warps + warp) * lanes + lane`` and the register. An element held by
+several threads or registers shows its first holder and ``+k`` for the ``k`` others.
+
+A *memory* layout (``offset``, ``block``) is drawn twice: the tensor grid labelled with each
+element's offset, and the memory itself, offsets left to right in rows, labelled with the
+element stored there -- padding slots (``#ttg.padded_shared``) are drawn as grey, hatched
+cells. Both panels color an element the same way (a hue per tensor row, a shade per
+column), so the memory panel shows where the rows went.
+
+Tensors of rank > 2 are drawn with their leading dims flattened into rows; rank 1 is one
+row. :func:`layout_figure` returns the figure and the :class:`Drawing` it was made from.
+
+>>> from layoutkit.layouts.iree import NestedLayout
+>>> fig, drawing = layout_figure(NestedLayout([1], [1], [1], [4], [2], [0], [1], subgroup_size=4))
+>>> drawing.labels.tolist()
+[['T0:0', 'T0:1', 'T1:0', 'T1:1', 'T2:0', 'T2:1', 'T3:0', 'T3:1']]
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from layoutkit.errors import LayoutError, quote
+
+#: cells above which the labels are left out of the figure (they stay in the Drawing)
+MAX_LABELLED_CELLS = 128 * 128
+PADDING_COLOR = (0.82, 0.82, 0.82, 1.0)
+EMPTY_COLOR = (1.0, 1.0, 1.0, 1.0)
+
+
+@dataclass(frozen=True, eq=False)
+class Drawing:
+    """What a picture shows, as arrays over the drawn grid (rows x cols).
+
+    ``labels`` / ``colors`` (RGBA) / ``holders`` (how many hardware indices hold each
+    element) / ``thread`` / ``register`` / ``warp`` (of the first holder, -1 if none) for the
+    tensor grid; for a memory layout ``thread`` holds the offset, and ``memory_labels``,
+    ``memory_colors`` and ``memory_padding`` describe the memory panel.
+    """
+
+    kind: str
+    title: str
+    tensor_shape: tuple[int, ...]
+    labels: np.ndarray
+    colors: np.ndarray
+    holders: np.ndarray
+    thread: np.ndarray
+    register: np.ndarray
+    warp: np.ndarray
+    memory_labels: np.ndarray | None = None
+    memory_colors: np.ndarray | None = None
+    memory_padding: np.ndarray | None = None
+
+    @property
+    def grid_shape(self) -> tuple[int, int]:
+        return self.labels.shape  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------------------
+# colors
+# --------------------------------------------------------------------------------------
+def warp_hue(warp: Any, num_warps: int) -> Any:
+    """The hue (0..1) of a warp's color family: evenly spread, starting at blue."""
+    return (0.58 + np.asarray(warp) / max(num_warps, 1)) % 1.0
+
+
+def thread_colors(lane: Any, warp: Any, num_lanes: int, num_warps: int) -> np.ndarray:
+    """RGBA per thread (vectorized): its warp's hue with a small shift per lane, and a
+    brightness / saturation step per lane so that neighbouring lanes differ."""
+    from matplotlib.colors import hsv_to_rgb
+
+    lane, warp = np.broadcast_arrays(np.asarray(lane, dtype=float), np.asarray(warp, dtype=float))
+    width = (0.3 / num_warps) if num_warps > 1 else 0.16
+    position = lane / max(num_lanes - 1, 1)
+    hue = (warp_hue(warp, num_warps) + (position - 0.5) * width) % 1.0
+    step = lane % 4
+    saturation = 0.35 + 0.5 * (1 - step / 3)
+    value = 0.98 - 0.30 * ((lane // 4) % 2) - 0.05 * step
+    rgb = hsv_to_rgb(np.stack([hue, saturation, value], axis=-1))
+    return np.concatenate([rgb, np.ones(rgb.shape[:-1] + (1,))], axis=-1)
+
+
+def element_colors(rows_index: Any, cols_index: Any, rows: int, cols: int) -> np.ndarray:
+    """RGBA per tensor element in memory pictures: a hue per row, a shade per column."""
+    from matplotlib.colors import hsv_to_rgb
+
+    r = np.asarray(rows_index, dtype=float)
+    c = np.asarray(cols_index, dtype=float)
+    hue = (0.58 + r / max(rows, 1)) % 1.0
+    saturation = 0.25 + 0.6 * (c / max(cols - 1, 1))
+    value = np.full_like(hue, 0.92)
+    rgb = hsv_to_rgb(np.stack([hue, saturation, value], axis=-1))
+    return np.concatenate([rgb, np.ones(rgb.shape[:-1] + (1,))], axis=-1)
+
+
+# --------------------------------------------------------------------------------------
+# drawing data
+# --------------------------------------------------------------------------------------
+def _grid_of(shape: tuple[int, ...]) -> tuple[int, int]:
+    if len(shape) == 1:
+        return 1, shape[0]
+    return int(np.prod(shape[:-1])), shape[-1]
+
+
+def drawing_of(layout: Any, shape: Any = None) -> Drawing:
+    """The :class:`Drawing` of a layout in the common protocol (no matplotlib needed)."""
+    if not hasattr(layout, "table") or not hasattr(layout, "hardware_dims"):
+        raise LayoutError(f"layout: cannot draw {quote(type(layout).__name__)}, it does not follow the layout protocol")
+    tensor_shape = layout.tensor_shape(shape)
+    hw = layout.hardware_dims(tensor_shape)
+    table = layout.table(tensor_shape)
+    kind = getattr(layout, "kind", "distributed")
+    if "offset" in hw:
+        kind = "memory"
+    title = str(layout)
+    if kind == "memory":
+        return _memory_drawing(title, tensor_shape, hw, table)
+    return _distributed_drawing(title, tensor_shape, hw, table)
+
+
+def _flat_inputs(hw: dict[str, int]) -> dict[str, np.ndarray]:
+    grids = np.indices(tuple(hw.values()), dtype=np.int64).reshape(len(hw), -1)
+    return {name: grids[i] for i, name in enumerate(hw)}
+
+
+def _cell_index(table: np.ndarray, tensor_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Flat cell index of every table entry and whether it is a real element (not padding)."""
+    coords = table.reshape(-1, len(tensor_shape))
+    valid = np.all((coords >= 0) & (coords < np.asarray(tensor_shape)), axis=1)
+    cells = np.zeros(len(coords), dtype=np.int64)
+    if valid.any():
+        cells[valid] = np.ravel_multi_index(tuple(coords[valid].T), tensor_shape)
+    return cells, valid
+
+
+def _first_holder(cells: np.ndarray, valid: np.ndarray, key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: the index (into the flat entries) of the holder with the smallest key, and
+    how many entries hold the cell."""
+    holders = np.bincount(cells[valid], minlength=size)
+    first = np.full(size, -1, dtype=np.int64)
+    entries = np.nonzero(valid)[0]
+    order = entries[np.lexsort((key[entries], cells[entries]))]
+    sorted_cells = cells[order]
+    starts = np.r_[True, sorted_cells[1:] != sorted_cells[:-1]] if len(order) else np.zeros(0, bool)
+    first[sorted_cells[starts]] = order[starts]
+    return first, holders
+
+
+def _distributed_drawing(title: str, tensor_shape: tuple[int, ...], hw: dict[str, int],
+                         table: np.ndarray) -> Drawing:
+    inputs = _flat_inputs(hw)
+    n = table[..., 0].size
+    zeros = np.zeros(n, dtype=np.int64)
+    register = inputs.get("register", zeros)
+    lane, warp, block = inputs.get("lane", zeros), inputs.get("warp", zeros), inputs.get("block", zeros)
+    lanes, warps = hw.get("lane", 1), hw.get("warp", 1)
+    tid = (block * warps + warp) * lanes + lane
+    size = int(np.prod(tensor_shape))
+    cells, valid = _cell_index(table, tensor_shape)
+    first, holders = _first_holder(cells, valid, tid * hw.get("register", 1) + register, size)
+    has = first >= 0
+    pick = np.where(has, first, 0)
+    thread = np.where(has, tid[pick], -1)
+    reg = np.where(has, register[pick], -1)
+    warp_of = np.where(has, warp[pick], -1)
+    lane_of = np.where(has, lane[pick], -1)
+    colors = np.tile(np.asarray(EMPTY_COLOR), (size, 1))
+    colors[has] = thread_colors(lane_of[has], warp_of[has], lanes, warps)
+    extra = holders - 1
+    labels = np.char.add(np.char.add("T", thread.astype(str)), np.char.add(":", reg.astype(str)))
+    labels = np.where(extra > 0, np.char.add(labels, np.char.add(" +", extra.astype(str))), labels)
+    labels = np.where(has, labels, "")
+    grid = _grid_of(tensor_shape)
+    return Drawing(
+        kind="distributed", title=title, tensor_shape=tensor_shape,
+        labels=labels.reshape(grid), colors=colors.reshape(grid + (4,)),
+        holders=holders.reshape(grid), thread=thread.reshape(grid), register=reg.reshape(grid),
+        warp=warp_of.reshape(grid),
+    )
+
+
+def _memory_drawing(title: str, tensor_shape: tuple[int, ...], hw: dict[str, int], table: np.ndarray) -> Drawing:
+    inputs = _flat_inputs(hw)
+    n = table[..., 0].size
+    offset = inputs.get("offset", np.zeros(n, dtype=np.int64))
+    block = inputs.get("block", np.zeros(n, dtype=np.int64))
+    offsets_per_block = hw.get("offset", 1)
+    address = block * offsets_per_block + offset
+    size = int(np.prod(tensor_shape))
+    cells, valid = _cell_index(table, tensor_shape)
+    first, holders = _first_holder(cells, valid, address, size)
+    has = first >= 0
+    pick = np.where(has, first, 0)
+    element_offset = np.where(has, address[pick], -1)
+    grid = _grid_of(tensor_shape)
+    rows, cols = grid
+    cell_rows, cell_cols = np.divmod(np.arange(size), cols)
+    colors = element_colors(cell_rows, cell_cols, rows, cols)
+    colors[~has] = EMPTY_COLOR
+    extra = holders - 1
+    labels = np.where(has, element_offset.astype(str), "")
+    labels = np.where(extra > 0, np.char.add(labels, np.char.add(" +", extra.astype(str))), labels)
+    # the memory panel: addresses left to right, in rows of the padded row length
+    total = int(address.max()) + 1 if n else 0
+    width = _memory_row_length(title, total, cols)
+    mem_rows = -(-total // width) if total else 0
+    mem_labels = np.full(mem_rows * width, "", dtype=object)
+    mem_colors = np.tile(np.asarray(EMPTY_COLOR), (mem_rows * width, 1))
+    mem_padding = np.zeros(mem_rows * width, dtype=bool)
+    at = np.full(mem_rows * width, -1, dtype=np.int64)
+    order = np.argsort(address, kind="stable")
+    at[address[order]] = np.where(valid[order], cells[order], -1)
+    mem_padding[:total] = at[:total] < 0
+    stored = np.nonzero(at >= 0)[0]
+    mem_colors[stored] = colors[at[stored]]
+    stored_rows, stored_cols = np.divmod(at[stored], cols)
+    if len(tensor_shape) > 1:
+        mem_labels[stored] = np.char.add(np.char.add(stored_rows.astype(str), ","), stored_cols.astype(str))
+    else:
+        mem_labels[stored] = stored_cols.astype(str)
+    mem_colors[mem_padding] = PADDING_COLOR
+    mem_labels[mem_padding] = "pad"
+    return Drawing(
+        kind="memory", title=title, tensor_shape=tensor_shape,
+        labels=labels.reshape(grid), colors=colors.reshape(grid + (4,)),
+        holders=holders.reshape(grid), thread=element_offset.reshape(grid),
+        register=np.full(grid, -1), warp=np.full(grid, -1),
+        memory_labels=mem_labels.reshape(mem_rows, width).astype(str),
+        memory_colors=mem_colors.reshape(mem_rows, width, 4),
+        memory_padding=mem_padding.reshape(mem_rows, width),
+    )
+
+
+def _memory_row_length(title: str, total: int, cols: int) -> int:
+    """Row length of the memory panel: a tensor row plus the padding inserted after it
+    (read from a padded_shared title), so padding lines up as columns."""
+    import re
+
+    m = re.search(r"padded_shared<\[(\d+):\+(\d+)", title)
+    if m:
+        interval, pad = int(m.group(1)), int(m.group(2))
+        if interval % cols == 0 or cols % interval == 0:
+            return max(interval, cols) + pad * max(1, cols // interval)
+    return max(1, min(cols, total))
+
+
+# --------------------------------------------------------------------------------------
+# figures
+# --------------------------------------------------------------------------------------
+def layout_figure(layout: Any, shape: Any = None) -> tuple[Any, Drawing]:
+    """A matplotlib Figure of ``layout`` (module doc) and the :class:`Drawing` behind it."""
+    from matplotlib.figure import Figure
+
+    drawing = drawing_of(layout, shape)
+    rows, cols = drawing.grid_shape
+    panels = [(drawing.labels, drawing.colors, None, "tensor")]
+    if drawing.kind == "memory" and drawing.memory_labels is not None:
+        panels = [(drawing.labels, drawing.colors, None, "tensor: offset of each element"),
+                  (drawing.memory_labels, drawing.memory_colors, drawing.memory_padding,
+                   "memory: element at each offset")]
+    widest = max(p[0].shape[1] for p in panels)
+    tallest = sum(max(p[0].shape[0], 1) for p in panels)
+    cell = float(np.clip(14.0 / max(widest, tallest, 1), 0.16, 0.75))
+    fig_w = max(4.0, widest * cell + 1.0)
+    fig_h = max(2.5, tallest * cell + 1.0 + 0.45 * len(panels))
+    fig = Figure(figsize=(fig_w, fig_h), layout="constrained")
+    heights = [max(p[0].shape[0], 1) for p in panels]
+    axes = fig.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
+    for ax, (labels, colors, padding, subtitle) in zip(axes, panels):
+        is_tensor = subtitle.startswith("tensor")
+        owner = drawing.thread if is_tensor and drawing.kind == "distributed" else None
+        _draw_grid(ax, labels, colors, padding, cell, drawing.tensor_shape if is_tensor else None, owner)
+        if len(panels) > 1:
+            ax.set_title(subtitle, fontsize=9, loc="left")
+    fig.suptitle(_wrap(drawing.title, int(fig_w * 12)), fontsize=8, family="monospace")
+    return fig, drawing
+
+
+def _draw_grid(ax: Any, labels: np.ndarray, colors: np.ndarray, padding: np.ndarray | None,
+               cell: float, tensor_shape: tuple[int, ...] | None, owner: np.ndarray | None = None) -> None:
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import Rectangle
+
+    rows, cols = labels.shape
+    ax.imshow(colors, interpolation="nearest", aspect="equal", extent=(-0.5, cols - 0.5, rows - 0.5, -0.5))
+    ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
+    ax.grid(which="minor", color="white", linewidth=0.6)
+    ax.tick_params(which="minor", length=0)
+    step = max(1, cols // 16)
+    ax.set_xticks(range(0, cols, step))
+    ax.set_yticks(range(0, rows, max(1, rows // 16)))
+    ax.tick_params(labelsize=7, top=True, labeltop=True, bottom=False, labelbottom=False)
+    if tensor_shape is not None and len(tensor_shape) > 2:
+        ax.set_ylabel(f"dims 0..{len(tensor_shape) - 2} flattened", fontsize=7)
+    if owner is not None:  # dark lines where the holding thread changes
+        rs, cs = np.nonzero(owner[:, 1:] != owner[:, :-1])
+        vertical = [((c + 0.5, r - 0.5), (c + 0.5, r + 0.5)) for r, c in zip(rs, cs)]
+        rs, cs = np.nonzero(owner[1:, :] != owner[:-1, :])
+        horizontal = [((c - 0.5, r + 0.5), (c + 0.5, r + 0.5)) for r, c in zip(rs, cs)]
+        if vertical or horizontal:
+            ax.add_collection(LineCollection(vertical + horizontal, colors="#333333",
+                                             linewidths=max(0.4, min(1.2, cell * 2))))
+    if padding is not None and padding.any():
+        for r, c in zip(*np.nonzero(padding)):
+            ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, hatch="////",
+                                   edgecolor=(0.55, 0.55, 0.55), linewidth=0))
+    if rows * cols <= MAX_LABELLED_CELLS:
+        longest = max((len(s) for s in labels.ravel()), default=1) or 1
+        fontsize = float(np.clip(cell * 72 * 1.5 / max(longest, 3), 1.0, 9.0))
+        for (r, c), text in np.ndenumerate(labels):
+            if text:
+                lum = float(np.dot(colors[r, c, :3], (0.299, 0.587, 0.114)))
+                ax.text(c, r, text, ha="center", va="center", fontsize=fontsize,
+                        color="black" if lum > 0.55 else "white")
+
+
+def _wrap(text: str, width: int) -> str:
+    width = max(width, 40)
+    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+
+
+def save_figure(fig: Any, path: str) -> None:
+    """Write a figure to ``path``; the format follows the suffix (svg, png, pdf)."""
+    suffix = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ""
+    if suffix not in ("svg", "png", "pdf"):
+        raise LayoutError(f"output: expected a .svg, .png or .pdf file name, got {quote(path)}")
+    fig.savefig(path, format=suffix, dpi=150)
+
+
+def layout_svg(layout: Any, shape: Any = None) -> str:
+    """The picture as SVG text (``LayoutBase._repr_svg_`` shows it in Jupyter)."""
+    fig, _ = layout_figure(layout, shape)
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")
+    return buffer.getvalue()
