@@ -27,8 +27,9 @@ tensor. Row ``r`` has phase ``(r // perPhase) % maxPhase = r``; the column *grou
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,11 @@ def _check_cga_rank(cga: CGALayout, rank: int, encoding: str) -> None:
         raise LayoutError(f"shape: has rank {rank} but the {encoding} CGA layout has rank {cga.rank}")
 
 
+@lru_cache(maxsize=512)
+def _cached_linear_layout(encoding: Any, shape: tuple[int, ...]):
+    return encoding._build_linear_layout(shape)
+
+
 class _SharedBase(LayoutBase):
     """Protocol plumbing common to the shared encodings (``kind = "memory"``)."""
 
@@ -74,6 +80,14 @@ class _SharedBase(LayoutBase):
 
     def hardware_dims(self, shape: Any = None) -> dict[str, int]:
         return dict(self.to_linear_layout(self.tensor_shape(shape)).in_dims)
+
+    def to_linear_layout(self, shape: Any = None):
+        """Triton's linear layout ``(offset, block) -> (dim0, ...)`` for ``shape`` (cached:
+        encodings and linear layouts are immutable)."""
+        return _cached_linear_layout(self, self.tensor_shape(shape))
+
+    def _build_linear_layout(self, shape: tuple[int, ...]):  # pragma: no cover - overridden
+        raise NotImplementedError
 
     def apply(self, shape: Any = None, **hw: Any) -> dict[str, Any]:
         return self.to_linear_layout(self.tensor_shape(shape)).apply(**hw)
@@ -156,10 +170,9 @@ class SwizzledSharedEncoding(_SharedBase):
             raise LayoutError("shape: a swizzled_shared layout needs a tensor shape")
         return check_tensor_shape(shape, self.rank, "swizzled_shared")
 
-    def to_linear_layout(self, shape: Any = None):
+    def _build_linear_layout(self, shape: tuple[int, ...]):
         """Triton's ``swizzledSharedToLinearLayout``: offset bases of the two fastest dims
         (columns plain, rows swizzled), the other dims in ``order``, then the CTAs."""
-        shape = self.tensor_shape(shape)
         assert self.cga is not None
         _check_cga_rank(self.cga, len(shape), "swizzled_shared")
         per_cta = _shape_per_cta(shape, self.cga)
@@ -346,9 +359,8 @@ class NVMMASharedEncoding(_SharedBase):
             bases.append((row, swizzle))
         return bases
 
-    def to_linear_layout(self, shape: Any = None):
+    def _build_linear_layout(self, shape: tuple[int, ...]):
         """Triton's ``nvmmaSharedToLinearLayout``."""
-        shape = self.tensor_shape(shape)
         assert self.cga is not None
         _check_cga_rank(self.cga, len(shape), "nvmma_shared")
         rank = len(shape)
@@ -362,7 +374,7 @@ class NVMMASharedEncoding(_SharedBase):
         if rank < 2:
             raise LayoutError(f"shape: a swizzled nvmma_shared layout needs rank >= 2, got {quote(ints_text(shape))}")
         # Collapse the outer dims into one: a 2-d (rows, cols) layout, then reshape back.
-        collapsed = [int(np.prod(tma[:-1])), tma[-1]]
+        collapsed = [math.prod(tma[:-1]), tma[-1]]
         if self.transposed:
             collapsed.reverse()
         layout2d = Draft.from_bases(2, {"offset": self._core_tile_bases()}, (0, 1))
@@ -380,7 +392,7 @@ class NVMMASharedEncoding(_SharedBase):
             box = box[1:] + box[:1]
         col_size = layout2d.sizes[1]
         flat_bases = [r * col_size + c for r, c in layout2d.bases["offset"]]
-        strides = [int(np.prod(box[d + 1:])) for d in range(rank)]
+        strides = [math.prod(box[d + 1:]) for d in range(rank)]
         nd = [tuple((f // strides[d]) % box[d] for d in range(rank)) for f in flat_bases]
         if self.transposed:  # the box's last dim is tensor dim 0
             perm = [rank - 1] + list(range(rank - 1))
