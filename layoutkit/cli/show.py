@@ -11,6 +11,7 @@ is printed; with ``--alias-names`` each named one, followed by an empty line.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,8 @@ def render_show(
     # CuTe thread-value layouts take their tensor shape from -t (other families ignore it)
     options.setdefault("tensor_shape", shape)
     if layout_text is None and input_text is None:
+        layout_text = _encoding_of(tensor_type)
+    if layout_text is None and input_text is None:
         raise LayoutError("layout: give a layout with -l/--layout or a file of '#alias = ...' lines with -i/--input")
     out: list[str] = []
     if input_text is not None:
@@ -76,6 +79,12 @@ def render_show(
     return "".join(out)
 
 
+def _encoding_of(tensor_type: str) -> str | None:
+    """The encoding written inside the tensor type, ``tensor<16x16xf16, #blocked<...>>``."""
+    m = re.match(r"^\s*tensor<[^,<>]*,\s*(.*)>\s*$", tensor_type, re.DOTALL)
+    return m.group(1) if m else None
+
+
 def _alias_list(value: str | None) -> list[str] | None:
     if value is None:
         return None
@@ -87,7 +96,8 @@ def _alias_list(value: str | None) -> list[str] | None:
 
 @click.command(name="show")
 @click.option("-l", "--layout", "layout_text", metavar="ATTR", help="Layout attribute text (any family) or an alias from -i.")
-@click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE", help="Tensor type, e.g. 'tensor<16x16xf16>'.")
+@click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE",
+              help="Tensor type, e.g. 'tensor<16x16xf16>' (an encoding inside it is shown when -l and -i are absent).")
 @click.option("-i", "--input", "input_file", metavar="FILE", help="File whose '#name = #attr<...>' lines define layouts.")
 @click.option("--alias-names", "alias_names", metavar="a,b", help="Aliases of the input file to print (default: all).")
 @click.option("--hw-view", "--use-hw-view", "hardware", is_flag=True, help="Print from the hardware's point of view.")

@@ -255,3 +255,10 @@ def test_several_ctas_get_a_block_prefix(capsys):
                          "-t", "tensor<2x16xf32>")
     cells = normalized(out)[1].strip("[]").replace(" ", "").split(",")
     assert cells == [f"B0:T{c}:0|B1:T{c}:0" for c in range(16)]  # both CTAs hold everything
+
+
+def test_encoding_inside_the_tensor_type(capsys):
+    layout, tensor, _, grid = SEED_004_COMMANDS[3]
+    code, out, err = run(capsys, "show", "-t", tensor[:-1] + ", " + layout + ">")
+    assert code == 0, err
+    assert normalized(out)[1:] == normalized(grid)
