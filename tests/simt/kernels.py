@@ -1,0 +1,13 @@
+"""Helpers for small test kernels written inline."""
+
+from __future__ import annotations
+
+from layoutkit.ir import parse_module
+
+
+def kernel_module(signature: str, body: str, name: str = "k"):
+    """A module with one kernel ``@name(signature)`` whose body is ``body`` (+ gpu.return)."""
+    return parse_module(
+        "module {\n  gpu.module @m {\n"
+        f"    gpu.func @{name}({signature}) kernel {{\n{body}\n      gpu.return\n    }}\n  }}\n}}\n"
+    )
