@@ -722,7 +722,7 @@ def _h_alloc(self: _FunctionEmitter, op: Any) -> None:
     if info.space == "workgroup":
         self.shared_decls.append(f"  __shared__ __align__(16) {info.element.c} {name}{dims};")
     elif info.space == "private" or op.name == "memref.alloca":
-        self.emit(f"{info.element.c} {name}{dims};")
+        self.emit(f"__align__(16) {info.element.c} {name}{dims};")
     else:
         raise self.error(op, f"global-memory allocation inside a kernel is not supported: {quote(result.type)}")
     self.views[result] = View(name, info, multi_dim=info.identity and bool(info.shape))

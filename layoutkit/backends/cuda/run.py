@@ -26,8 +26,7 @@ from layoutkit.backends.cuda.compile import SUPPORTED_ARCHES, compile_cuda
 from layoutkit.errors import LayoutError, quote
 
 _C_SCALARS = {"int": np.int32, "long long": np.int64, "short": np.int16, "signed char": np.int8,
-              "bool": np.bool_, "float": np.float32, "double": np.float64,
-              "f16_t": np.uint16, "bf16_t": np.uint16}
+              "bool": np.bool_, "float": np.float32, "double": np.float64}
 
 
 def gpu_available() -> bool:
@@ -84,6 +83,44 @@ def _ordered_args(params: list[tuple[str, Any]], args: Sequence[Any] | Mapping[s
     return list(args)
 
 
+def _check_arguments(params: list[tuple[str, Any]], values: list[Any]) -> None:
+    """Arrays for memrefs (rank, static sizes and element size as declared), numbers for scalars."""
+    from layoutkit.backends.cuda.emit import memref_info
+
+    for (name, type_), value in zip(params, values):
+        if type(type_).__name__ != "MemRefType":
+            if isinstance(value, np.ndarray) and value.ndim > 0:
+                raise LayoutError(f"args: {name} is a scalar of type {type_}, got an array")
+            continue
+        if not isinstance(value, np.ndarray):
+            raise LayoutError(f"args: {name} is a {type_}, expected a numpy array, got {quote(value)}")
+        shape = [int(d) for d in type_.get_shape()]
+        if value.ndim != len(shape) or any(d >= 0 and d != n for d, n in zip(shape, value.shape)):
+            raise LayoutError(f"args: {name} must have shape {quote(type_)}, got {value.shape}")
+        element = memref_info(type_, f"args: {name}", size_prefix=name).element
+        if value.itemsize != element.size:
+            raise LayoutError(f"args: {name} has {element.c} elements ({element.size} bytes), "
+                              f"got dtype {value.dtype}")
+
+
+def _scalar_holder(value: Any, c_name: str | None) -> ctypes.Array:
+    """The bytes of a scalar kernel argument, as the emitted C parameter type holds them."""
+    if c_name == "f16_t":
+        raw = np.array(value, dtype=np.float16).view(np.uint16)
+    elif c_name == "bf16_t":
+        import ml_dtypes
+
+        raw = np.array(value, dtype=ml_dtypes.bfloat16).view(np.uint16)
+    elif c_name is not None:
+        raw = np.array(value, dtype=_C_SCALARS[c_name])
+    elif isinstance(value, np.generic):
+        raw = np.array(value)
+    else:
+        raw = np.array(value, dtype=np.float32 if isinstance(value, float) else np.int32)
+    data = raw.tobytes()
+    return (ctypes.c_char * len(data)).from_buffer_copy(data)
+
+
 def run_cuda(module_or_source: Any, kernel: str, grid: int | Sequence[int],
              block: int | Sequence[int], args: Sequence[Any] | Mapping[str, Any]) -> None:
     """Run ``kernel`` on the GPU with ``grid`` x ``block`` threads; write results into ``args``.
@@ -110,6 +147,7 @@ def run_cuda(module_or_source: Any, kernel: str, grid: int | Sequence[int],
             module = parse_module(module)
         source, params = emit_cuda(module), _kernel_params(module, kernel)
         values = _ordered_args(params, args)
+        _check_arguments(params, values)
 
     if not gpu_available():
         raise LayoutError("run_cuda: no CUDA GPU is available on this machine (use layoutkit.simulate)")
@@ -139,19 +177,14 @@ def run_cuda(module_or_source: Any, kernel: str, grid: int | Sequence[int],
                 holders.append(ctypes.c_void_p(int(pointer)))
                 if params is not None:  # dynamic sizes follow the pointer as int parameters
                     shape = params[index][1].get_shape()
-                    if len(shape) != value.ndim:
-                        raise LayoutError(f"args: {params[index][0]} must have {len(shape)} dimensions, "
-                                          f"got shape {value.shape}")
                     holders.extend(ctypes.c_int(value.shape[k]) for k, d in enumerate(shape) if d < 0)
             else:
-                dtype = np.float32 if isinstance(value, float) else np.int32
+                c_name = None
                 if params is not None:
                     from layoutkit.backends.cuda.emit import c_type
 
-                    dtype = _C_SCALARS.get(c_type(params[index][1]), dtype)
-                scalar = np.array(value, dtype=getattr(value, "dtype", dtype))
-                holders.append(np.ctypeslib.as_ctypes(scalar.reshape(1))[0] if scalar.dtype != np.bool_
-                               else ctypes.c_bool(bool(scalar)))
+                    c_name = c_type(params[index][1])
+                holders.append(_scalar_holder(value, c_name))
         pointers = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
         _check(driver.cuLaunchKernel(function, *grid3, *block3, 0, 0, ctypes.addressof(pointers), 0),
                "cuLaunchKernel")
