@@ -161,21 +161,30 @@ class SwizzledSharedEncoding(_SharedBase):
     def __str__(self) -> str:
         assert self.cga is not None
         return (
-            f"#ttg.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
+            f"#ttg.{self.ATTR_NAME}<{{vec = {self.vec}, perPhase = {self.per_phase}, "
             f"maxPhase = {self.max_phase}, order = {ints_text(self.order)}{self.cga.field_text()}}}>"
         )
 
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
         if shape is None:
-            raise LayoutError("shape: a swizzled_shared layout needs a tensor shape")
-        return check_tensor_shape(shape, self.rank, "swizzled_shared")
+            raise LayoutError(f"shape: a {self.ATTR_NAME} layout needs a tensor shape")
+        return check_tensor_shape(shape, self.rank, self.ATTR_NAME)
+
+    def _row_phase(self, row: int) -> int:
+        """The phase XOR-ed into the column groups of ``row``."""
+        return (row // self.per_phase) % self.max_phase
+
+    def _swizzle_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The per-CTA shape the swizzle is built on."""
+        assert self.cga is not None
+        return _shape_per_cta(shape, self.cga)
 
     def _build_linear_layout(self, shape: tuple[int, ...]):
         """Triton's ``swizzledSharedToLinearLayout``: offset bases of the two fastest dims
         (columns plain, rows swizzled), the other dims in ``order``, then the CTAs."""
         assert self.cga is not None
-        _check_cga_rank(self.cga, len(shape), "swizzled_shared")
-        per_cta = _shape_per_cta(shape, self.cga)
+        _check_cga_rank(self.cga, len(shape), self.ATTR_NAME)
+        per_cta = self._swizzle_shape(shape)
         rank = len(shape)
         if rank == 1:
             draft = Draft.identity(per_cta[0], "offset", 0, rank=1)
@@ -187,7 +196,7 @@ class SwizzledSharedEncoding(_SharedBase):
                 bases.append(_pair(rank, row_dim, 0, col_dim, 1 << i))
             for i in range(log2(rows)):
                 row = 1 << i
-                swizzle = (self.vec * ((row // self.per_phase) % self.max_phase)) % cols
+                swizzle = (self.vec * self._row_phase(row)) % cols
                 bases.append(_pair(rank, row_dim, row, col_dim, swizzle))
             draft = Draft.from_bases(rank, {"offset": bases}, (row_dim, col_dim))
             # exact sizes even where a dim is 1 (no bases)
@@ -195,6 +204,29 @@ class SwizzledSharedEncoding(_SharedBase):
             for dim in self.order[2:]:
                 draft = draft * Draft.identity(per_cta[dim], "offset", dim, rank=rank)
         return _finish(draft, self.cga, shape)
+
+
+@dataclass(frozen=True)
+class AMDRotatingSharedEncoding(SwizzledSharedEncoding):
+    """``#ttg.amd_rotating_shared<{vec, perPhase, maxPhase, order}>``: a swizzle whose
+    pattern changes every ``perPhase * maxPhase`` rows (a *block* of rows): row ``r`` uses
+    phase ``((r // perPhase) % maxPhase) ^ ((r // (perPhase * maxPhase)) % maxPhase)``, so
+    the first row of each block is swizzled by the block number (AMD, for writes and reads
+    in different orders without a transposing load).
+
+    Like Triton, the swizzle is built on the whole tensor shape (not the per-CTA shape).
+    """
+
+    ATTR_NAME = "amd_rotating_shared"
+    LEGACY_ATTR_NAMES = ()
+
+    def _row_phase(self, row: int) -> int:
+        phase = (row // self.per_phase) % self.max_phase
+        block = row // self.max_phase // self.per_phase % self.max_phase
+        return phase ^ block
+
+    def _swizzle_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        return shape
 
 
 def _pair(rank: int, dim_a: int, a: int, dim_b: int, b: int) -> tuple[int, ...]:
@@ -712,4 +744,4 @@ class PaddedSharedEncoding(_SharedBase):
         )
 
 
-ENCODINGS = (SwizzledSharedEncoding, NVMMASharedEncoding, SharedLinearEncoding, PaddedSharedEncoding)
+ENCODINGS = (SwizzledSharedEncoding, AMDRotatingSharedEncoding, NVMMASharedEncoding, SharedLinearEncoding, PaddedSharedEncoding)
