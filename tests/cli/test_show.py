@@ -262,3 +262,21 @@ def test_encoding_inside_the_tensor_type(capsys):
     code, out, err = run(capsys, "show", "-t", tensor[:-1] + ", " + layout + ">")
     assert code == 0, err
     assert normalized(out)[1:] == normalized(grid)
+
+
+def test_padded_shared_views(capsys):
+    layout = "#ttg.padded_shared<[8:+2] {order = [1, 0], shape = [4, 8]}>"
+    code, out, err = run(capsys, "show", "-l", layout, "-t", "tensor<4x8xf16>")
+    assert code == 0, err
+    rows = out.splitlines()[1:]
+    # 8 elements, then 2 pads, row after row; none after the last element
+    for r in range(4):
+        cells = rows[r].strip("[]").split(",")
+        assert cells[:8] == [f"({r}:{c})" for c in range(8)]
+        assert cells[8:] == (["pad", "pad"] if r < 3 else [])
+    code, out, err = run(capsys, "show", "-l", layout, "-t", "tensor<4x8xf16>", "--hw-view")
+    lines = out.splitlines()[2:]
+    assert len(lines) == 4 * 8 + 3 * 2
+    for offset, line in enumerate(lines):
+        r, c = divmod(offset, 10)
+        assert line == (f"Offset: {offset} -> ({r},{c})" if c < 8 else f"Offset: {offset} -> padding")
