@@ -232,11 +232,15 @@ class Layout:
         return _crd2idx(c, self.shape, self.stride, str(self))
 
     def evaluate(self, indices: Any) -> np.ndarray:
-        """Offsets of an array of indices, vectorized; as in CuTe the last mode extends past
-        ``size`` (index ``size`` continues along the last stride)."""
+        """Offsets of an array of indices, vectorized. As in CuTe's composition, indices past
+        ``size`` continue along the last mode of size > 1 (the coalesced layout's last mode):
+        ``(4,1):(1,7)`` maps index 4 to 4."""
         idx = np.asarray(indices, dtype=np.int64)
         out = np.zeros(idx.shape, dtype=np.int64)
-        shapes, strides = self.flat_shape, self.flat_stride
+        modes = [(s, d) for s, d in zip(self.flat_shape, self.flat_stride) if s != 1]
+        if not modes:
+            return out
+        shapes, strides = [m[0] for m in modes], [m[1] for m in modes]
         for s, d in zip(shapes[:-1], strides[:-1]):
             if d:
                 out += (idx % s) * d
