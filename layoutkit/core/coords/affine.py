@@ -161,7 +161,10 @@ class Sum:
         if not self.terms:
             return str(self.const) if self.const >= 0 or not strong else f"({self.const})"
         parts: list[str] = []
-        for i, (coef, atom) in enumerate(self.terms):
+        terms = list(self.terms)
+        first_positive = next((i for i, (c, _) in enumerate(terms) if c > 0), 0)
+        terms.insert(0, terms.pop(first_positive))  # print "d1 - d0 * 2", not "d0 * -2 + d1"
+        for i, (coef, atom) in enumerate(terms):
             atom_text = str(atom) if isinstance(atom, Dim) else f"({atom})"
             if i == 0:
                 if coef == 1:
@@ -183,8 +186,8 @@ class Sum:
         elif self.const < 0:
             parts.append(f" - {-self.const}")
         out = "".join(parts)
-        single = len(self.terms) == 1 and self.const == 0 and self.terms[0][0] == 1
-        if strong and not (single and isinstance(self.terms[0][1], Dim)):
+        single = len(terms) == 1 and self.const == 0 and terms[0][0] == 1
+        if strong and not (single and isinstance(terms[0][1], Dim)):
             return f"({out})"
         return out
 
@@ -215,6 +218,9 @@ def _normalize(terms: dict[Atom, int], const: int) -> Sum:
             if not (isinstance(atom, Div) and atom.kind == "floordiv"):
                 continue
             partner = Div("mod", atom.operand, atom.divisor)
+            inner = atom.operand.single_atom()
+            if partner not in terms and isinstance(inner, Div) and inner.kind == "mod" and inner.divisor % atom.divisor == 0:
+                partner = Div("mod", inner.operand, atom.divisor)  # (e mod 9) mod 3 == e mod 3
             k = terms.get(partner)
             if k is not None and coef == k * atom.divisor:
                 del terms[atom], terms[partner]

@@ -386,8 +386,13 @@ def compose(chain: Any) -> TransformMap:
     transforms: list[Transform] = []
     used: set[int] = set()
     by_dim: dict[int, list[int]] = {}
+    feeds: dict[int, int] = {}
+    for expr in results:
+        for d in expr.dims:
+            feeds[d] = feeds.get(d, 0) + 1
     for out, expr in enumerate(results):
-        t = _single_output(expr, out, ub, lb, un, ln)
+        shared = len(expr.dims) == 1 and feeds[next(iter(expr.dims))] > 1
+        t = None if shared else _single_output(expr, out, ub, lb, un, ln)
         if t is not None:
             transforms.append(t)
             used.update(t.upper_dims)
@@ -405,7 +410,10 @@ def compose(chain: Any) -> TransformMap:
     for d in range(len(ub)):
         if d not in used:
             transforms.append(Transform("AddDim", (ub[d],), (un[d],), (d,), (), ()))
-    result = TransformMap(tuple(transforms), ub, lb)
+    try:
+        result = TransformMap(tuple(transforms), ub, lb)
+    except LayoutError as err:
+        raise LayoutError(f"transform chain: not expressible as one transform_map ({err})") from None
     if not same_function(result, chain, ub):
         raise LayoutError("transform chain: the chain is not expressible as one transform_map")
     return result
