@@ -105,9 +105,9 @@ class Sum:
             if isinstance(atom, Dim):
                 value = dims[atom.index]
             elif atom.kind == "floordiv":
-                value = atom.operand.evaluate(dims) // atom.divisor
+                value = floor_div(atom.operand.evaluate(dims), atom.divisor)
             else:
-                value = atom.operand.evaluate(dims) % atom.divisor
+                value = floor_mod(atom.operand.evaluate(dims), atom.divisor)
             total = total + (value if coef == 1 else coef * value)
         return total
 
@@ -193,6 +193,16 @@ class Sum:
 
     def __str__(self) -> str:
         return self.text()
+
+
+def floor_div(x: Any, c: int) -> Any:
+    """``x floordiv c`` (``c > 0``): an arithmetic shift for powers of two."""
+    return x >> (c.bit_length() - 1) if c & (c - 1) == 0 else x // c
+
+
+def floor_mod(x: Any, c: int) -> Any:
+    """``x mod c`` in ``[0, c)`` (``c > 0``): a mask for powers of two."""
+    return x & (c - 1) if c & (c - 1) == 0 else x % c
 
 
 # -- building (with simplification) -------------------------------------------------------

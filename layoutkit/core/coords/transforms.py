@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from layoutkit.core.coords import affine
+from layoutkit.core.coords.affine import floor_div, floor_mod
 from layoutkit.errors import LayoutError, quote
 
 KINDS = (
@@ -177,15 +178,19 @@ class Transform:
         if kind == "Unmerge":
             return [_linear(upper, self.merge_strides)]
         if kind == "Merge":
-            x = upper[0]
-            out = [x // self.merge_strides[0]]
+            x, strides = upper[0], self.merge_strides
+            out = [floor_div(x, strides[0])]
+            rest = x - out[0] * strides[0] if strides[0] & (strides[0] - 1) else floor_mod(x, strides[0])
             for i in range(1, len(p)):
-                out.append((x % self.merge_strides[i - 1]) // self.merge_strides[i])
+                digit = floor_div(rest, strides[i])
+                out.append(digit)
+                if i + 1 < len(p):
+                    rest = rest - digit * strides[i] if strides[i] & (strides[i] - 1) else floor_mod(rest, strides[i])
             return out
         if kind == "AddDim":
             return []
         if kind == "Broadcast":
-            return [u % length for u, length in zip(upper, p)]
+            return [floor_mod(u, length) for u, length in zip(upper, p)]
         if kind == "ConstDim":
             return [v for v, _ in self.pairs()]
         # Xor
