@@ -29,7 +29,6 @@ from layoutkit.layouts.triton.common import (
     Draft,
     Fields,
     bool_text,
-    broadcast_along,
     check_ints,
     check_powers_of_two,
     combine_cta_cga,
@@ -168,38 +167,29 @@ class AmdMfmaEncoding(DistributedEncoding):
         m, n = self.m_dim, self.n_dim
         height = 1 if self.element_bit_width == 64 else 4
         tiles = (m * n) // (MFMA_WAVE * height)
-        identity = Draft.identity
-        if not self.is_transposed:
-            tile = (
-                identity(height, "register", m_index, rank=rank)
-                * identity(n, "lane", n_index, rank=rank)
-                * identity(MFMA_WAVE // n, "lane", m_index, rank=rank)
-            )
-            if tiles > 0:
-                tile = tile * identity(tiles, "register", m_index, rank=rank)
-        else:
-            tile = (
-                identity(height, "register", n_index, rank=rank)
-                * identity(m, "lane", m_index, rank=rank)
-                * identity(MFMA_WAVE // m, "lane", n_index, rank=rank)
-            )
-            if tiles > 0:
-                tile = tile * identity(tiles, "register", n_index, rank=rank)
+        along, across, across_size = (m_index, n_index, n) if not self.is_transposed else (n_index, m_index, m)
+        tile = (
+            Draft.empty(rank)
+            .times_identity(height, "register", along)
+            .times_identity(across_size, "lane", across)
+            .times_identity(MFMA_WAVE // across_size, "lane", along)
+        )
+        if tiles > 0:
+            tile = tile.times_identity(tiles, "register", along)
         tile = tile.with_dims((n_index, m_index))
         # N-contiguous tiles across the whole tensor (see Triton's comment)
         warps_m, warps_n = self.warps_per_cta[m_index], self.warps_per_cta[n_index]
         tiles_m, tiles_n = self.tiles_per_warp[m_index], self.tiles_per_warp[n_index]
         n_repeats = max(1, shape[n_index] // (n * warps_n * tiles_n))
         tile = (
-            tile
-            * identity(tiles_n, "register", n_index, rank=rank)
-            * identity(warps_n, "warp", n_index, rank=rank)
-            * identity(n_repeats, "register", n_index, rank=rank)
-            * identity(tiles_m, "register", m_index, rank=rank)
-            * identity(warps_m, "warp", m_index, rank=rank)
+            tile.times_identity(tiles_n, "register", n_index)
+            .times_identity(warps_n, "warp", n_index)
+            .times_identity(n_repeats, "register", n_index)
+            .times_identity(tiles_m, "register", m_index)
+            .times_identity(warps_m, "warp", m_index)
         )
         if rank == 3:
-            tile = tile * identity(self.warps_per_cta[0], "warp", 0, rank=rank)
+            tile = tile.times_identity(self.warps_per_cta[0], "warp", 0)
         return combine_cta_cga(tile, self.cga.bases, shape)
 
     # -- as a dot_op parent -------------------------------------------------------------
@@ -218,22 +208,21 @@ class AmdMfmaEncoding(DistributedEncoding):
         non_k = m if op_idx == 0 else n
         order = dot_operand_order(op_idx, rank)
         dim_k, dim_non_k = order[0], order[1]
-        identity = Draft.identity
         tile = (
-            identity(k_width, "register", dim_k, rank=rank)
-            * identity(non_k, "lane", dim_non_k, rank=rank)
-            * identity(MFMA_WAVE // non_k, "lane", dim_k, rank=rank)
+            Draft.empty(rank)
+            .times_identity(k_width, "register", dim_k)
+            .times_identity(non_k, "lane", dim_non_k)
+            .times_identity(MFMA_WAVE // non_k, "lane", dim_k)
         )
         k_tile = MFMA_WAVE // non_k * k_width
         if (m, n, op_idx) in ((64, 4, 0), (4, 64, 1)):
-            tile = tile * identity(16, "register", dim_k, rank=rank)
+            tile = tile.times_identity(16, "register", dim_k)
             k_tile *= 16
         if shape[k_index] > k_tile:
-            tile = tile * identity(shape[k_index] // k_tile, "register", dim_k, rank=rank)
-        tile = tile * identity(self.tiles_per_warp[non_k_index], "register", dim_non_k, rank=rank)
-        tile = tile.with_dims(order)
-        warps = Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
-        return combine_cta_cga(tile * warps, self.cga.bases, shape)
+            tile = tile.times_identity(shape[k_index] // k_tile, "register", dim_k)
+        tile = tile.times_identity(self.tiles_per_warp[non_k_index], "register", dim_non_k).with_dims(order)
+        cta = tile * Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
+        return combine_cta_cga(cta, self.cga.bases, shape)
 
 
 @dataclass(frozen=True)
@@ -331,10 +320,7 @@ class AmdWmmaEncoding(DistributedEncoding):
             {"register": place(registers, tile_dims, rank), "lane": place(lanes, tile_dims, rank)},
             tile_dims,
         )
-        if rank == 3:
-            tile = tile * Draft.identity(1, "register", 0, rank=rank)
-        warps = Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
-        cta = tile.with_dims(rep_order) * warps.with_dims(rep_order)
+        cta = tile.with_dims(rep_order).times_walk("warp", self.warps_per_cta, matrix_order(rank))
         return combine_cta_cga(cta, self.cga.bases, shape)
 
     # -- as a dot_op parent -------------------------------------------------------------
@@ -355,16 +341,18 @@ class AmdWmmaEncoding(DistributedEncoding):
         k_size = self.instr_shape[2]
         non_k = self.instr_shape[0] if op_idx == 0 else self.instr_shape[1]
         depth = WMMA_WAVE // non_k
-        identity = Draft.identity
-        tile = identity(k_width, "register", dim_k, rank=rank) * identity(non_k, "lane", dim_non_k, rank=rank)
-        spread = Draft.zeros if self.version == 1 else Draft.identity
-        tile = tile * spread(depth, "lane", dim_k, rank=rank)
-        tile = tile * identity(max(1, k_size // (depth * k_width)), "register", dim_k, rank=rank)
-        if rank == 3:
-            tile = tile * identity(1, "register", 0, rank=rank)
+        tile = (
+            Draft.empty(rank)
+            .times_identity(k_width, "register", dim_k)
+            .times_identity(non_k, "lane", dim_non_k)
+        )
+        if self.version == 1:  # the two lane halves duplicate each other along K
+            tile = tile.times_zeros(depth, "lane", dim_k)
+        else:
+            tile = tile.times_identity(depth, "lane", dim_k)
+        tile = tile.times_identity(max(1, k_size // (depth * k_width)), "register", dim_k)
         k_index = rank - 1 if op_idx == 0 else rank - 2
-        warps = broadcast_along("warp", self.warps_per_cta, matrix_order(rank), k_index)
-        cta = tile.with_dims(order) * warps.with_dims(order)
+        cta = tile.with_dims(order).times_walk("warp", self.warps_per_cta, matrix_order(rank), broadcast_dim=k_index)
         return combine_cta_cga(cta, self.cga.bases, shape)
 
 

@@ -22,7 +22,6 @@ that become all-zero are removed, as Triton does).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from layoutkit.core.text import Attribute
@@ -119,17 +118,16 @@ class BlockedEncoding(DistributedEncoding):
     def rank(self) -> int:
         return len(self.order)
 
-    @cached_property
     def cta_tile(self) -> Draft:
         """The layout of one CTA before it is fitted to a shape (Triton's ``ctaLayout``)."""
         return (
             Draft.identity_nd("register", self.size_per_thread, self.order)
-            * Draft.identity_nd("lane", self.threads_per_warp, self.order)
-            * Draft.identity_nd("warp", self.warps_per_cta, self.order)
+            .times_walk("lane", self.threads_per_warp, self.order)
+            .times_walk("warp", self.warps_per_cta, self.order)
         )
 
     def draft(self, shape: tuple[int, ...]) -> Draft:
-        return combine_cta_cga(self.cta_tile, self.cga.bases, shape)
+        return combine_cta_cga(self.cta_tile(), self.cga.bases, shape)
 
     # -- as a dot_op parent (FMA dots) ----------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
@@ -141,16 +139,14 @@ class BlockedEncoding(DistributedEncoding):
     def dot_operand_draft(self, op_idx: int, k_width: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
         """Triton's ``fmaDotToLinearLayout``: each thread holds the whole K extent of its
         rows (A) or columns (B); lanes and warps are replicated along K."""
-        from layoutkit.layouts.triton.common import broadcast_along
-
         rank = self.rank
         k_dim = rank - 1 if op_idx == 0 else rank - 2
         thread_size = list(self.size_per_thread)
         thread_size[k_dim] = shape[k_dim]
         cta = (
-            Draft.identity_nd("register", thread_size, self.order).with_dims(self.order)
-            * broadcast_along("lane", self.threads_per_warp, self.order, k_dim).with_dims(self.order)
-            * broadcast_along("warp", self.warps_per_cta, self.order, k_dim).with_dims(self.order)
+            Draft.identity_nd("register", thread_size, self.order)
+            .times_walk("lane", self.threads_per_warp, self.order, broadcast_dim=k_dim)
+            .times_walk("warp", self.warps_per_cta, self.order, broadcast_dim=k_dim)
         )
         return combine_cta_cga(cta, cga.bases, shape)
 

@@ -24,7 +24,6 @@ LinearLayout once keeps ``to_linear_layout`` well under 100 us.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -228,23 +227,31 @@ def _next_power_of_two_above(value: int) -> int:
     return 1 << value.bit_length()
 
 
-@dataclass(frozen=True, eq=False)
 class Draft:
     """A linear layout under construction, in Triton's terms (see the module docstring).
 
     ``bases[in_dim]`` is a tuple of bases, each a tuple of ``rank`` tensor coordinates;
     ``dims`` is the out-dim order (tensor-dim indices; a dim not yet produced is absent);
-    ``sizes[d]`` is the out-dim size of tensor dim ``d`` (1 where absent).
+    ``sizes[d]`` is the out-dim size of tensor dim ``d`` (1 where absent). Treat a draft as
+    a value: every operation returns a new one (it is a plain slotted class, not a frozen
+    dataclass, only because building layouts is on the hot path).
 
     Example: ``Draft.identity(2, "register", 1, rank=2) * Draft.identity(4, "lane", 0, rank=2)``
     has ``bases == {"register": ((0, 1),), "lane": ((1, 0), (2, 0))}``, ``dims == (1, 0)``
     and ``sizes == (4, 2)``.
     """
 
-    rank: int
-    bases: dict[str, tuple[tuple[int, ...], ...]]
-    dims: tuple[int, ...]
-    sizes: tuple[int, ...]
+    __slots__ = ("rank", "bases", "dims", "sizes")
+
+    def __init__(self, rank: int, bases: dict[str, tuple[tuple[int, ...], ...]], dims: Sequence[int],
+                 sizes: Sequence[int]):
+        self.rank = rank
+        self.bases = bases
+        self.dims = tuple(dims)
+        self.sizes = tuple(sizes)
+
+    def __repr__(self) -> str:
+        return f"Draft(rank={self.rank}, bases={self.bases}, dims={self.dims}, sizes={self.sizes})"
 
     # -- constructors (Triton's identity1D / zeros1D / empty) -----------------------
     @classmethod
@@ -254,48 +261,78 @@ class Draft:
     @classmethod
     def identity(cls, size: int, in_dim: str, dim: int, *, rank: int) -> Draft:
         """``identity1D(size, in_dim, dim)``: input ``i`` -> coordinate ``i`` along ``dim``."""
-        bases = tuple(_unit(rank, dim, 1 << i) for i in range(log2(size)))
-        sizes = tuple(size if d == dim else 1 for d in range(rank))
-        return cls(rank, {in_dim: bases}, (dim,), sizes)
+        return cls.empty(rank).times_identity(size, in_dim, dim)
 
     @classmethod
     def zeros(cls, size: int, in_dim: str, dim: int, *, rank: int) -> Draft:
         """``zeros1D(size, in_dim, dim)``: every input -> coordinate 0 (broadcast)."""
-        bases = tuple((0,) * rank for _ in range(log2(size)))
-        return cls(rank, {in_dim: bases}, (dim,), (1,) * rank)
+        return cls.empty(rank).times_zeros(size, in_dim, dim)
 
     @classmethod
     def from_bases(cls, rank: int, bases: dict[str, Sequence[Sequence[int]]], dims: Sequence[int]) -> Draft:
         """``LinearLayout(bases, outDimNames)`` with sizes inferred from the bases; the
         bases are given per in-dim as full-rank tensor coordinates."""
         frozen = {k: tuple(tuple(int(x) for x in b) for b in v) for k, v in bases.items()}
-        return cls(rank, frozen, tuple(dims), _inferred_sizes(rank, frozen))
+        return cls(rank, frozen, dims, _inferred_sizes(rank, frozen))
 
     @classmethod
     def identity_nd(cls, in_dim: str, shape: Sequence[int], order: Sequence[int]) -> Draft:
         """Triton's ``identityStandardND``: ``in_dim`` walks ``shape`` with ``order[0]`` fastest."""
-        rank = len(shape)
-        draft = cls.empty(rank)
-        for dim in order:
-            draft = draft * cls.identity(shape[dim], in_dim, dim, rank=rank)
-        return draft
+        return cls.empty(len(shape)).times_walk(in_dim, shape, order)
 
     # -- algebra ----------------------------------------------------------------------
+    def times_identity(self, size: int, in_dim: str, dim: int) -> Draft:
+        """``self * identity1D(size, in_dim, dim)``, without building the factor."""
+        step = self.sizes[dim]
+        new = []
+        i = 1
+        while i < size:
+            basis = [0] * self.rank
+            basis[dim] = step * i
+            new.append(tuple(basis))
+            i <<= 1
+        bases = dict(self.bases)
+        bases[in_dim] = bases.get(in_dim, ()) + tuple(new)
+        sizes = list(self.sizes)
+        sizes[dim] = step * max(size, 1)
+        dims = self.dims if dim in self.dims else self.dims + (dim,)
+        return Draft(self.rank, bases, dims, sizes)
+
+    def times_zeros(self, size: int, in_dim: str, dim: int) -> Draft:
+        """``self * zeros1D(size, in_dim, dim)``: ``log2(size)`` broadcast bases."""
+        bases = dict(self.bases)
+        bases[in_dim] = bases.get(in_dim, ()) + ((0,) * self.rank,) * log2(max(size, 1))
+        dims = self.dims if dim in self.dims else self.dims + (dim,)
+        return Draft(self.rank, bases, dims, self.sizes)
+
+    def times_walk(self, in_dim: str, shape: Sequence[int], order: Sequence[int], broadcast_dim: int = -1) -> Draft:
+        """``self * identityStandardND(in_dim, shape, order)``; steps along
+        ``broadcast_dim`` map to 0 (Triton's ``broadcastedDotOperandLayout``)."""
+        draft = self
+        for dim in order:
+            if dim == broadcast_dim:
+                draft = draft.times_zeros(shape[dim], in_dim, dim)
+            else:
+                draft = draft.times_identity(shape[dim], in_dim, dim)
+        return draft
+
     def __mul__(self, other: Draft) -> Draft:
         """Triton's ``operator*``: in-dims and out-dims united; ``other``'s bases come after
         ``self``'s and are scaled by ``self``'s out-dim sizes."""
         bases = dict(self.bases)
         scale = self.sizes
+        scaled = any(s != 1 for s in scale)
         for in_dim, other_bases in other.bases.items():
-            shifted = tuple(tuple(v * s for v, s in zip(b, scale)) for b in other_bases)
-            bases[in_dim] = bases.get(in_dim, ()) + shifted
+            if scaled:
+                other_bases = tuple(tuple(v * s for v, s in zip(b, scale)) for b in other_bases)
+            bases[in_dim] = bases.get(in_dim, ()) + tuple(other_bases)
         dims = self.dims + tuple(d for d in other.dims if d not in self.dims)
         sizes = tuple(a * b for a, b in zip(self.sizes, other.sizes))
         return Draft(self.rank, bases, dims, sizes)
 
     def with_dims(self, dims: Sequence[int]) -> Draft:
         """``transposeOuts``: the same map with the out-dims listed in ``dims`` order."""
-        return Draft(self.rank, self.bases, tuple(dims), self.sizes)
+        return Draft(self.rank, self.bases, dims, self.sizes)
 
     def with_in_dims(self, names: Sequence[str]) -> Draft:
         """The in-dims in ``names`` order; a missing one gets no bases (size 1)."""
@@ -308,19 +345,20 @@ class Draft:
         for dim in self.dims:
             actual, desired = self.sizes[dim], shape[dim]
             if desired > actual:
-                draft = draft * Draft.identity(desired // actual, in_dim, dim, rank=self.rank)
+                draft = draft.times_identity(desired // actual, in_dim, dim)
         return draft
 
     def not_larger_than(self, shape: Sequence[int], broadcast_registers: bool = True) -> Draft:
         """``ensureLayoutNotLargerThan``: zero the largest bases of each out-dim until it is
         no larger than ``shape``; with ``broadcast_registers=False`` such register bases are
         dropped instead of zeroed. Out-dim sizes are then inferred from the bases."""
+        over = [d for d in self.dims if self.sizes[d] > shape[d]]
+        if not over:
+            return Draft(self.rank, self.bases, self.dims, _inferred_sizes(self.rank, self.bases))
         bases = {k: [list(b) for b in v] for k, v in self.bases.items()}
         dropped: set[int] = set()
-        for dim in self.dims:
+        for dim in over:
             actual, desired = self.sizes[dim], shape[dim]
-            if actual <= desired:
-                continue
             candidates = [
                 (b[dim], in_dim, i)
                 for in_dim, in_bases in bases.items()
@@ -349,7 +387,7 @@ class Draft:
         from layoutkit.core.linear import LinearLayout
 
         out_sizes = self.sizes if sizes is None else sizes
-        bases = {name: [list(b) for b in self.bases.get(name, ())] for name in in_dims}
+        bases = {name: self.bases.get(name, ()) for name in in_dims}
         return LinearLayout(bases, {f"dim{d}": int(s) for d, s in enumerate(out_sizes)})
 
 
@@ -401,12 +439,7 @@ def dot_operand_order(op_idx: int, rank: int, k_contiguous: bool = True) -> tupl
 def broadcast_along(in_dim: str, sizes: Sequence[int], order: Sequence[int], k_dim: int) -> Draft:
     """Triton's ``broadcastedDotOperandLayout``: ``in_dim`` walks ``sizes`` in ``order`` but
     every step along ``k_dim`` maps to 0 (the operand is replicated along K)."""
-    rank = len(sizes)
-    draft = Draft.empty(rank)
-    for dim in order:
-        piece = Draft.zeros if dim == k_dim else Draft.identity
-        draft = draft * piece(sizes[dim], in_dim, dim, rank=rank)
-    return draft
+    return Draft.empty(len(sizes)).times_walk(in_dim, sizes, order, broadcast_dim=k_dim)
 
 
 def place(vectors: Sequence[Sequence[int]], dims: Sequence[int], rank: int) -> list[tuple[int, ...]]:

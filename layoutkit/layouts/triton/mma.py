@@ -38,7 +38,6 @@ from layoutkit.layouts.triton.common import (
     DistributedEncoding,
     Draft,
     Fields,
-    broadcast_along,
     check_ints,
     check_powers_of_two,
     combine_cta_cga,
@@ -59,14 +58,13 @@ def mma_tile(tile_shape: tuple[int, ...], k_width: int, order: tuple[int, ...],
     rank = len(rep_order)
     inner, outer = order[0], order[1]
     m, n = tile_shape[outer], tile_shape[inner]
-    identity = Draft.identity
     return (
         Draft.identity_nd("register", (1,) * rank, rep_order)
-        * identity(k_width, "register", inner, rank=rank)
-        * identity(4, "lane", inner, rank=rank)
-        * identity(8, "lane", outer, rank=rank)
-        * identity(m // 8, "register", outer, rank=rank)
-        * identity(n // (k_width * 4), "register", inner, rank=rank)
+        .times_identity(k_width, "register", inner)
+        .times_identity(4, "lane", inner)
+        .times_identity(8, "lane", outer)
+        .times_identity(m // 8, "register", outer)
+        .times_identity(n // (k_width * 4), "register", inner)
     )
 
 
@@ -172,7 +170,7 @@ class NvidiaMmaEncoding(DistributedEncoding):
     def draft(self, shape: tuple[int, ...]) -> Draft:
         order = matrix_order(self.rank)
         cta = mma_tile(self.tile_shape, 2, order, order)  # the accumulator has kWidth 2
-        cta = cta * Draft.identity_nd("warp", self.warps_per_cta, self.warp_order).with_dims(cta.dims)
+        cta = cta.times_walk("warp", self.warps_per_cta, self.warp_order)  # dims already all present
         return combine_cta_cga(cta, self.cga.bases, shape)
 
     # -- as a dot_op parent -------------------------------------------------------------
@@ -193,8 +191,7 @@ class NvidiaMmaEncoding(DistributedEncoding):
         order = dot_operand_order(op_idx, rank)
         cta = mma_tile(tuple(tile), k_width, order, order)
         k_dim = rank - 1 if is_a else rank - 2
-        warps = broadcast_along("warp", self.warps_per_cta, self.warp_order, k_dim)
-        cta = cta * warps.with_dims(cta.dims)
+        cta = cta.times_walk("warp", self.warps_per_cta, self.warp_order, broadcast_dim=k_dim)
         return combine_cta_cga(cta, cga.bases, shape)
 
 
