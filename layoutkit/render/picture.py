@@ -272,7 +272,11 @@ def layout_figure(layout: Any, shape: Any = None) -> tuple[Any, Drawing]:
     cell = float(np.clip(14.0 / max(widest, tallest, 1), 0.16, 0.75))
     fig_w = max(4.0, widest * cell + 1.0)
     fig_h = max(2.5, tallest * cell + 1.0 + 0.45 * len(panels))
-    fig = Figure(figsize=(fig_w, fig_h), layout="constrained")
+    fig = Figure(figsize=(fig_w, fig_h))
+    # fixed margins (a layout engine would measure thousands of labels on every save)
+    fig.subplots_adjust(left=0.6 / fig_w, right=1 - 0.2 / fig_w, bottom=0.2 / fig_h,
+                        top=1 - (0.75 + 0.25 * (len(panels) - 1)) / fig_h,
+                        hspace=0.6 / max(tallest * cell / len(panels), 0.5))
     heights = [max(p[0].shape[0], 1) for p in panels]
     axes = fig.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     for ax, (labels, colors, padding, subtitle) in zip(axes, panels):
@@ -321,25 +325,32 @@ def _draw_grid(ax: Any, labels: np.ndarray, colors: np.ndarray, padding: np.ndar
             if text:
                 lum = float(np.dot(colors[r, c, :3], (0.299, 0.587, 0.114)))
                 ax.text(c, r, text, ha="center", va="center", fontsize=fontsize,
-                        color="black" if lum > 0.55 else "white")
+                        color="black" if lum > 0.55 else "white", in_layout=False)
 
 
 def _wrap(text: str, width: int) -> str:
-    width = max(width, 40)
-    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+    import textwrap
+
+    return textwrap.fill(text, width=max(width, 40), break_long_words=True, break_on_hyphens=False)
 
 
-def save_figure(fig: Any, path: str) -> None:
-    """Write a figure to ``path``; the format follows the suffix (svg, png, pdf)."""
-    suffix = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ""
+def save_figure(fig: Any, path: Any, suffix: str | None = None) -> None:
+    """Write a figure to ``path`` (a file name or a file object); the format follows the
+    suffix (svg, png, pdf) unless given."""
+    if suffix is None:
+        suffix = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ""
     if suffix not in ("svg", "png", "pdf"):
         raise LayoutError(f"output: expected a .svg, .png or .pdf file name, got {quote(path)}")
-    fig.savefig(path, format=suffix, dpi=150)
+    from matplotlib import rc_context
+
+    # svg keeps text as text: thousands of labels stay small and fast to write
+    with rc_context({"svg.fonttype": "none"}):
+        fig.savefig(path, format=suffix, dpi=150)
 
 
 def layout_svg(layout: Any, shape: Any = None) -> str:
     """The picture as SVG text (``LayoutBase._repr_svg_`` shows it in Jupyter)."""
     fig, _ = layout_figure(layout, shape)
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg")
+    save_figure(fig, buffer, "svg")
     return buffer.getvalue()
