@@ -308,3 +308,20 @@ def test_cached_and_uncached_agree():
     enc = BlockedEncoding((2, 2), (4, 8), (2, 2), (0, 1))
     assert enc.to_linear_layout((64, 64)) == enc.build_linear_layout((64, 64))
     assert enc.to_linear_layout((64, 64)) is enc.to_linear_layout([64, 64])
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_random_blocked_with_cga_matches_formula(data):
+    rank = data.draw(st.integers(1, 2))
+    dims = st.lists(pow2, min_size=rank, max_size=rank)
+    spt, tpw = data.draw(dims), data.draw(dims)
+    wpc = data.draw(st.lists(st.sampled_from([1, 2]), min_size=rank, max_size=rank))
+    order = data.draw(st.permutations(list(range(rank))))
+    cpg = data.draw(st.lists(st.sampled_from([1, 2, 4]), min_size=rank, max_size=rank))
+    split = [data.draw(st.sampled_from([c for c in (1, 2, 4) if c <= n])) for n in cpg]
+    cta_order = data.draw(st.permutations(list(range(rank))))
+    shape = tuple(data.draw(st.lists(st.sampled_from([1, 2, 4, 8, 32]), min_size=rank, max_size=rank)))
+    enc = blocked(spt, tpw, wpc, cpg, split, order, cta_order)
+    ref = blocked_reference(spt, tpw, wpc, order, shape, cpg, split, cta_order)
+    assert_matches_reference(enc, shape, ref)
