@@ -1,0 +1,109 @@
+"""Bad input gives a LayoutError naming the problem; the CLI prints one ``error:`` line, exit 2;
+and the CLI prints what the plan says."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from layoutkit import LayoutError, LinearLayout, parse_layout
+from layoutkit.cli import main
+from layoutkit.convert import plan_conversion
+
+BLOCKED = ("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], "
+           "warpsPerCTA = [4, 1], order = [1, 0]}>")
+BLOCKED_8_WARPS = ("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], "
+                   "warpsPerCTA = [8, 1], order = [1, 0]}>")
+TRANSPOSED = ("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], "
+              "warpsPerCTA = [1, 4], order = [0, 1]}>")
+SWIZZLED = "#ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>"
+
+
+def test_different_hardware_sizes():
+    with pytest.raises(LayoutError, match="4 warp.*8"):
+        plan_conversion(parse_layout(BLOCKED), parse_layout(BLOCKED_8_WARPS), (64, 64), "f16")
+
+
+def test_layouts_over_different_shapes():
+    linear = LinearLayout({"register": [[0, 1]], "lane": [], "warp": []}, {"dim0": 1, "dim1": 2})
+    with pytest.raises(LayoutError, match="shape"):
+        plan_conversion(linear, parse_layout(BLOCKED), (64, 64), "f16")
+
+
+def test_memory_layout_is_not_distributed():
+    with pytest.raises(LayoutError, match="memory layout"):
+        plan_conversion(parse_layout(SWIZZLED), parse_layout(BLOCKED), (16, 16), "f16")
+    with pytest.raises(LayoutError, match="dst.*memory layout"):
+        plan_conversion(parse_layout(BLOCKED), parse_layout(SWIZZLED), (16, 16), "f16")
+
+
+@pytest.mark.parametrize("dtype", ["f17", "float", 0, None])
+def test_unknown_element_type(dtype):
+    with pytest.raises(LayoutError, match="element type"):
+        plan_conversion(parse_layout(BLOCKED), parse_layout(BLOCKED), (16, 16), dtype)
+
+
+def test_source_missing_elements_the_destination_needs():
+    partial = LinearLayout({"register": [[0, 1]], "lane": [], "warp": []}, {"dim0": 2, "dim1": 2})
+    full = LinearLayout({"register": [[0, 1], [1, 0]], "lane": [], "warp": []}, {"dim0": 2, "dim1": 2})
+    with pytest.raises(LayoutError, match="does not hold element"):
+        plan_conversion(partial, full, (2, 2), "f32")
+
+
+@pytest.mark.parametrize("scratch", [0, -4, 1, True])
+def test_bad_scratch_budget(scratch):
+    with pytest.raises(LayoutError, match="scratch_bytes"):
+        plan_conversion(parse_layout(BLOCKED), parse_layout(TRANSPOSED), (64, 64), "f32", scratch_bytes=scratch)
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("-l", BLOCKED, "-t", "tensor<64x64xf16>"), "exactly two layouts"),
+    (("-l", BLOCKED, "-l", BLOCKED_8_WARPS, "-t", "tensor<64x64xf16>"), "hardware"),
+    (("-l", BLOCKED, "-l", BLOCKED, "-t", "tensor<64x64xf17>"), "element type"),
+    (("-l", SWIZZLED, "-l", BLOCKED, "-t", "tensor<16x16xf16>"), "memory layout"),
+    (("-l", "#ttg.blocked<{sizePerThread = [1, x]}>", "-l", BLOCKED, "-t", "tensor<16x16xf16>"), "sizePerThread"),
+    (("-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--scratch-bytes", "2"), "scratch_bytes"),
+])
+def test_cli_errors_are_one_line(capsys, args, needle):
+    code, out, err = run(capsys, "convert", *args)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and needle in err
+
+
+def test_cli_prints_kind_layout_and_cost(capsys):
+    code, out, _ = run(capsys, "convert", "-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>")
+    assert code == 0
+    assert "conversion:   shared" in out
+    shared_line = next(line for line in out.splitlines() if line.startswith("shared layout: "))
+    scratch = parse_layout(shared_line.removeprefix("shared layout: "))
+    assert scratch.kind == "memory"
+    assert "store wavefronts" in out and "scratch bytes         16384" in out
+
+
+def test_cli_explain_and_json_agree_with_the_plan(capsys):
+    code, out, _ = run(capsys, "convert", "-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--explain")
+    assert code == 0 and "st.shared" in out and "bar.sync" in out and "ld.shared" in out
+    code, out, _ = run(capsys, "convert", "-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--json")
+    data = json.loads(out)
+    plan = plan_conversion(parse_layout(BLOCKED), parse_layout(TRANSPOSED), (64, 64), "f32")
+    assert data["kind"] == "shared"
+    assert data["cost"] == plan.cost.to_dict()
+    assert data["shared_layout"] == plan.scratch_text
+
+
+def test_cli_nested_layouts_take_subgroup_options(capsys):
+    nested = ("#iree_vector_ext.nested_layout<subgroup_tile = [1, 1], batch_tile = [2, 1], outer_tile = [1, 1], "
+              "thread_tile = [4, 8], element_tile = [1, 4], subgroup_strides = [0, 0], thread_strides = [8, 1]>")
+    nested_b = nested.replace("batch_tile = [2, 1]", "batch_tile = [1, 1]").replace("outer_tile = [1, 1]", "outer_tile = [2, 1]")
+    code, out, err = run(capsys, "convert", "-l", nested, "-l", nested_b, "-t", "tensor<8x32xf16>",
+                         "--subgroup-size", "32", "--num-subgroups", "1")
+    assert code == 0, err
+    assert "conversion:   no-op" in out or "conversion:   registers" in out
