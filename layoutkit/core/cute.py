@@ -202,11 +202,13 @@ class Layout:
 
     @property
     def flat_shape(self) -> tuple[int, ...]:
-        return flatten(self.shape)
+        shape = self.shape
+        return flatten(shape) if shape.__class__ is tuple else (shape,)
 
     @property
     def flat_stride(self) -> tuple[int, ...]:
-        return flatten(self.stride)
+        stride = self.stride
+        return flatten(stride) if stride.__class__ is tuple else (stride,)
 
     def __len__(self) -> int:
         return self.rank
@@ -223,7 +225,10 @@ class Layout:
             raise LayoutError(f"mode: index {quote(i)} out of range for {quote(self)}") from None
 
     def modes(self) -> tuple[Layout, ...]:
-        return tuple(self[i] for i in range(self.rank))
+        """The top-level modes as layouts."""
+        if self.shape.__class__ is tuple:
+            return tuple(map(Layout._make, self.shape, self.stride))
+        return (self,)
 
     # -- evaluation -----------------------------------------------------------------------
     def __call__(self, *coord: Any) -> int:
@@ -290,7 +295,7 @@ def make_layout(*layouts: Layout) -> Layout:
     """The layout whose modes are ``layouts``: ``make_layout(2:1, 3:2) == (2,3):(1,2)``."""
     if len(layouts) == 1 and isinstance(layouts[0], (tuple, list)):
         layouts = tuple(layouts[0])
-    return Layout._make(tuple(a.shape for a in layouts), tuple(a.stride for a in layouts))
+    return Layout._make(tuple([a.shape for a in layouts]), tuple([a.stride for a in layouts]))
 
 
 def _layout_from_flat(shapes: list[int], strides: list[int]) -> Layout:
@@ -441,7 +446,9 @@ AnyLayout = Layout | ComposedLayout
 # coalesce, filter
 # ------------------------------------------------------------------------------------------
 
-def _coalesce_flat(shapes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[list[int], list[int]]:
+def _coalesce_flat(shapes: Any, strides: Any) -> tuple[list[int], list[int]]:
+    if len(shapes) == 1:
+        return ([], []) if shapes[0] == 1 else ([shapes[0]], [strides[0]])
     out_s: list[int] = []
     out_d: list[int] = []
     for s, d in zip(shapes, strides):
@@ -493,7 +500,7 @@ def filter(layout: AnyLayout, profile: Any = None) -> AnyLayout:  # noqa: A001 -
 
 def as_layout(value: Any) -> AnyLayout:
     """A Layout or ComposedLayout from a layout, an int ``n`` (``n:1``) or text."""
-    if isinstance(value, (Layout, ComposedLayout)):
+    if value.__class__ is Layout or isinstance(value, (Layout, ComposedLayout)):
         return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return Layout(int(value))
@@ -506,15 +513,17 @@ def as_layout(value: Any) -> AnyLayout:
 
 def _as_tiler(value: Any) -> Any:
     """Layout | None | tuple of tilers (ints become ``n:1``, text is parsed)."""
-    if value is None or isinstance(value, Layout):
+    if value is None or value.__class__ is Layout:
         return value
+    if value.__class__ is int and value > 0:
+        return Layout._make(value, 1)
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return Layout(int(value))
     if isinstance(value, str):
         parsed = parse(value)
         return _as_tiler(parsed)
     if isinstance(value, (tuple, list)) and value:
-        return tuple(_as_tiler(v) for v in value)
+        return tuple([Layout._make(v, 1) if v.__class__ is int and v > 0 else _as_tiler(v) for v in value])
     raise LayoutError(f"tiler: expected a Layout, an int, None or a tuple of those, got {quote(repr(value))}")
 
 
@@ -562,44 +571,121 @@ def composition(a: Any, b: Any) -> Any:
     >>> str(composition(Layout.parse("(6,2):(8,2)"), Layout.parse("(4,3):(3,1)")))
     '((2,2),3):((24,2),8)'
     """
-    if isinstance(a, Swizzle):
-        return ComposedLayout(a, 0, as_layout(b))
-    a = as_layout(a)
+    if a.__class__ is not Layout:
+        if isinstance(a, Swizzle):
+            return ComposedLayout(a, 0, as_layout(b))
+        a = as_layout(a)
+        if isinstance(a, ComposedLayout):
+            return ComposedLayout(a.outer, a.offset, composition(a.inner, b))
     b = _as_tiler(b)
-    if isinstance(a, ComposedLayout):
-        return ComposedLayout(a.outer, a.offset, composition(a.inner, b))
     if b is None:
         return a
-    if isinstance(b, tuple):
+    if b.__class__ is tuple:
         _check_rank(a, b, "composition")
         modes = a.modes()
-        return make_layout(*[composition(modes[i], t) for i, t in enumerate(b)], *modes[len(b):])
-    if not isinstance(b.shape, tuple):
-        return _compose_mode(a, b.shape, b.stride)[0]
-    result, exact = _compose_tree(a, b.shape, b.stride)
-    if not (exact and _non_overlapping(b)):
-        _check_composition(a, b, result)
+        parts = [_compose(m, t.shape, t.stride) if t.__class__ is Layout else composition(m, t)
+                 for m, t in zip(modes, b)]
+        return make_layout(*parts, *modes[len(b):])
+    return _compose(a, b.shape, b.stride)
+
+
+def _compose(a: Layout, b_shape: IntTuple, b_stride: IntTuple) -> Layout:
+    """``a o (b_shape:b_stride)`` for a Layout ``a``, checked."""
+    a_shapes, a_strides = _coalesce_flat(a.flat_shape, a.flat_stride)
+    if len(a_shapes) <= 1 and _non_negative(b_stride):
+        # a is i -> i*d on every index (its one mode extends): a o b scales b's strides
+        factor = a_strides[0] if a_shapes else 0
+        return Layout._make(b_shape, _scale(b_shape, b_stride, factor))
+    shape, stride, exact = _compose_raw(a, a_shapes, a_strides, b_shape, b_stride)
+    result = Layout._make(shape, stride)
+    if b_shape.__class__ is tuple and not (exact and _non_overlapping(flatten(b_shape), flatten(b_stride))):
+        _check_composition(a, Layout._make(b_shape, b_stride), result)
     return result
 
 
-def _compose_tree(a: Layout, shape: IntTuple, stride: IntTuple) -> tuple[Layout, bool]:
-    """``a`` composed with each int mode of ``shape:stride``, keeping its nesting."""
-    if not isinstance(shape, tuple):
-        return _compose_mode(a, shape, stride)
-    parts = [_compose_tree(a, s, d) for s, d in zip(shape, stride)]
-    return make_layout(*[p[0] for p in parts]), all(p[1] for p in parts)
+def _compose_raw(a: Layout, a_shapes: list[int], a_strides: list[int], b_shape: IntTuple,
+                 b_stride: IntTuple) -> tuple[IntTuple, IntTuple, bool]:
+    """``a`` (coalesced to ``a_shapes:a_strides``) composed with each int mode of
+    ``b_shape:b_stride``, keeping its nesting; the flag says whether only CuTe's exact
+    divisibility steps were used (see :func:`_check_composition`)."""
+    if b_shape.__class__ is tuple:
+        shapes, strides, exact = [], [], True
+        for s, d in zip(b_shape, b_stride):
+            rs, rd, ex = _compose_raw(a, a_shapes, a_strides, s, d)
+            shapes.append(rs)
+            strides.append(rd)
+            exact = exact and ex
+        return tuple(shapes), tuple(strides), exact
+    s, d = b_shape, b_stride
+    if d == 0 or s == 1 or not a_shapes:
+        return s, 0, True
+    if d < 0:
+        raise LayoutError(f"composition: right operand stride {d} is negative; {quote(a)} is only defined on indices >= 0")
+    exact = True
+    rest_shape, rest_stride = s, d
+    out_s: list[int] = []
+    out_d: list[int] = []
+    last = len(a_shapes) - 1
+    for k in range(last):
+        a_s = a_shapes[k]
+        if rest_stride % a_s == 0:
+            rest_stride //= a_s
+            continue
+        if a_s % rest_stride == 0:
+            s1 = a_s // rest_stride
+            if rest_shape <= s1:
+                out_s.append(rest_shape)
+                out_d.append(rest_stride * a_strides[k])
+                break
+            if rest_shape % s1:
+                fitted = _compose_by_fit(a, s, d)
+                return fitted.shape, fitted.stride, False
+            out_s.append(s1)
+            out_d.append(rest_stride * a_strides[k])
+            rest_shape //= s1
+            rest_stride = 1
+            continue
+        if (rest_shape - 1) * rest_stride < a_s:  # within this mode: exact values, no carry
+            out_s.append(rest_shape)
+            out_d.append(rest_stride * a_strides[k])
+            exact = False
+            break
+        fitted = _compose_by_fit(a, s, d)
+        return fitted.shape, fitted.stride, False
+    else:
+        out_s.append(rest_shape)
+        out_d.append(rest_stride * a_strides[last])
+    if len(out_s) == 1:
+        return out_s[0], out_d[0], exact
+    cs, cd = _coalesce_flat(out_s, out_d)
+    if len(cs) == 1:
+        return cs[0], cd[0], exact
+    return (tuple(cs), tuple(cd), exact) if cs else (1, 0, exact)
 
 
-def _non_overlapping(b: Layout) -> bool:
-    """Sorted by stride, each mode of ``b`` starts beyond the span of the smaller ones."""
-    modes = sorted((d, s) for s, d in zip(b.flat_shape, b.flat_stride) if s != 1 and d != 0)
+def _non_negative(stride: IntTuple) -> bool:
+    if stride.__class__ is tuple:
+        return all(_non_negative(d) for d in stride)
+    return stride >= 0
+
+
+def _scale(shape: IntTuple, stride: IntTuple, factor: int) -> IntTuple:
+    """``stride * factor`` leaf by leaf (0 where the extent is 1, as composition gives)."""
+    if shape.__class__ is tuple:
+        return tuple([_scale(s, d, factor) for s, d in zip(shape, stride)])
+    return 0 if shape == 1 else stride * factor
+
+
+def _non_overlapping(shapes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Sorted by stride, each mode starts beyond the span of the smaller ones."""
+    modes = sorted([(d, s) for s, d in zip(shapes, strides) if s != 1 and d != 0])
     return all(d2 >= s1 * d1 for (d1, s1), (d2, _) in zip(modes, modes[1:]))
 
 
 def _check_composition(a: Layout, b: Layout, result: Layout) -> None:
-    """Mode-by-mode composition is ``a o b`` only when ``a`` adds up over ``b``'s modes
-    (CuTe's divisibility conditions plus non-overlapping modes guarantee it); otherwise
-    compare with the direct evaluation ``a(b(i))``."""
+    """Mode-by-mode composition is ``a o b`` only when ``a`` adds up over ``b``'s modes;
+    CuTe's divisibility conditions with non-overlapping modes guarantee it (a sum of lower
+    modes never carries into a higher one), otherwise compare with ``a(b(i))`` directly."""
     direct = a.evaluate(b.offsets)
     if not np.array_equal(result.offsets, direct):
         i = int(np.argmax(result.offsets != direct))
@@ -608,52 +694,6 @@ def _check_composition(a: Layout, b: Layout, result: Layout) -> None:
             f"the modes of {quote(b)} do not add up inside {quote(a)} (at index {i}, a(b(i)) = "
             f"{int(direct[i])} but the sum over the modes gives {int(result.offsets[i])})"
         )
-
-
-def _compose_mode(a: Layout, s: int, d: int) -> tuple[Layout, bool]:
-    """``a o (s:d)`` for one int mode, by CuTe's stride/shape division, with checks; the
-    flag says whether only CuTe's exact divisibility steps were used (see
-    :func:`_check_composition`)."""
-    if d == 0 or s == 1:
-        return Layout._make(s, 0), True
-    if d < 0:
-        raise LayoutError(f"composition: right operand stride {d} is negative; {quote(a)} is only defined on indices >= 0")
-    shapes, strides = _coalesce_flat(a.flat_shape, a.flat_stride)
-    if not shapes:
-        return Layout._make(s, 0), True
-    exact = True
-    rest_shape, rest_stride = s, d
-    out_s: list[int] = []
-    out_d: list[int] = []
-    for a_s, a_d in zip(shapes[:-1], strides[:-1]):
-        if rest_stride % a_s == 0:
-            rest_stride //= a_s
-            continue
-        if a_s % rest_stride == 0:
-            s1 = a_s // rest_stride
-            if rest_shape <= s1:
-                out_s.append(rest_shape)
-                out_d.append(rest_stride * a_d)
-                rest_shape = 1
-                break
-            if rest_shape % s1:
-                return _compose_by_fit(a, s, d), False
-            out_s.append(s1)
-            out_d.append(rest_stride * a_d)
-            rest_shape //= s1
-            rest_stride = 1
-            continue
-        if (rest_shape - 1) * rest_stride < a_s:  # within this mode: exact values, no carry
-            out_s.append(rest_shape)
-            out_d.append(rest_stride * a_d)
-            exact = False
-            break
-        return _compose_by_fit(a, s, d), False
-    else:
-        out_s.append(rest_shape)
-        out_d.append(rest_stride * strides[-1])
-    cs, cd = _coalesce_flat(tuple(out_s), tuple(out_d))
-    return (_layout_from_flat(cs, cd) if cs else Layout._make(1, 0)), exact
 
 
 def _compose_by_fit(a: Layout, s: int, d: int) -> Layout:
@@ -727,7 +767,12 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
         cotarget = product(_normalize(cotarget, "complement cotarget", positive=True))
     elif not isinstance(cotarget, (int, np.integer)) or isinstance(cotarget, bool) or cotarget < 1:
         raise LayoutError(f"complement cotarget: expected a positive int, got {quote(repr(cotarget))}")
-    modes = sorted((d, s) for s, d in zip(layout.flat_shape, layout.flat_stride) if s != 1 and d != 0)
+    shape, stride = _complement_raw(layout, int(cotarget))
+    return Layout._make(shape, stride)
+
+
+def _complement_raw(layout: Layout, cotarget: int) -> tuple[IntTuple, IntTuple]:
+    modes = sorted([(d, s) for s, d in zip(layout.flat_shape, layout.flat_stride) if s != 1 and d != 0])
     if modes and modes[0][0] < 0:
         raise LayoutError(f"complement: {quote(layout)} has a negative stride")
     current = 1
@@ -741,13 +786,16 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
                 f"complement: the modes of {quote(layout)} {kind}: stride {d} is not a multiple of "
                 f"{current}, the extent of the modes with smaller strides"
             )
-        out_s.append(d // current)
-        out_d.append(current)
+        if d != current:
+            out_s.append(d // current)
+            out_d.append(current)
         current = s * d
-    out_s.append(-(-int(cotarget) // current))
+    out_s.append(-(-cotarget // current))
     out_d.append(current)
-    cs, cd = _coalesce_flat(tuple(out_s), tuple(out_d))
-    return _layout_from_flat(cs, cd) if cs else Layout._make(1, 0)
+    cs, cd = _coalesce_flat(out_s, out_d)
+    if len(cs) == 1:
+        return cs[0], cd[0]
+    return (tuple(cs), tuple(cd)) if cs else (1, 0)
 
 
 def right_inverse(layout: Any) -> Layout:
@@ -809,17 +857,24 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     >>> str(logical_divide(Layout.parse("(4,6):(6,1)"), (2, 3)))
     '((2,2),(3,2)):((6,12),(1,3))'
     """
-    layout = as_layout(layout)
+    if layout.__class__ is not Layout:
+        layout = as_layout(layout)
     tiler = _as_tiler(tiler)
-    if isinstance(layout, ComposedLayout):
+    if layout.__class__ is ComposedLayout:
         return ComposedLayout(layout.outer, layout.offset, logical_divide(layout.inner, tiler))
     if tiler is None:
         return layout
-    if isinstance(tiler, tuple):
+    if tiler.__class__ is tuple:
         _check_rank(layout, tiler, "logical_divide")
         modes = layout.modes()
-        return make_layout(*[logical_divide(modes[i], t) for i, t in enumerate(tiler)], *modes[len(tiler):])
-    return composition(layout, make_layout(tiler, complement(tiler, layout.size)))
+        parts = [_divide(m, t) if t.__class__ is Layout else logical_divide(m, t) for m, t in zip(modes, tiler)]
+        return make_layout(*parts, *modes[len(tiler):])
+    return _divide(layout, tiler)
+
+
+def _divide(layout: Layout, tiler: Layout) -> Layout:
+    rest_shape, rest_stride = _complement_raw(tiler, layout.size)
+    return _compose(layout, (tiler.shape, rest_shape), (tiler.stride, rest_stride))
 
 
 def _unzip(split: Any, layout: Any, tiler: Any) -> Any:
