@@ -310,16 +310,24 @@ class NestedLayout(LayoutBase):
             bases[name] = [[int(coords[o][i]) for o in coords] for i in range(len(bits))]
         return LinearLayout(bases, dict(zip(out_dim_names(len(shape)), shape)))
 
+    def to_linear_encoding(self):
+        """Triton's ``#ttg.linear`` encoding of the same map
+        (:class:`~layoutkit.layouts.triton.linear.LinearEncoding`)."""
+        from layoutkit.layouts.triton.linear import LinearEncoding
+
+        linear = self.to_linear_layout()
+        if not linear.is_surjective():
+            raise LayoutError(
+                f"num_subgroups: {self.num_subgroups} subgroups of {self.subgroup_size} threads leave "
+                f"part of {quote(list(self.undistributed_shape))} without an owner (the layout spans "
+                f"{self.subgroup_span} subgroups); a #ttg.linear layout must reach every element"
+            )
+        return LinearEncoding.from_linear_layout(linear)
+
     def to_linear_text(self) -> str:
-        """The ``#ttg.linear<{register = ..., lane = ..., warp = ..., block = []}>`` text of
-        :meth:`to_linear_layout` (Triton's linear encoding of the same map)."""
-        layout = self.to_linear_layout()
-        parts = []
-        for name in ("register", "lane", "warp"):
-            rows = layout.bases.get(name, [])
-            parts.append(f"{name} = [" + ", ".join(_list_text(r) for r in rows) + "]")
-        parts.append("block = []")
-        return "#ttg.linear<{" + ", ".join(parts) + "}>"
+        """``#ttg.linear<{register = ..., lane = ..., warp = ..., block = []}>``: the text of
+        :meth:`to_linear_encoding`, which ``parse_layout`` reads back."""
+        return str(self.to_linear_encoding())
 
     # -- transformations (IREE's VectorLayoutInterface) -----------------------------------
     def _dim(self, dim: Any, name: str) -> int:

@@ -172,12 +172,16 @@ def test_to_linear_layout_equivalent_and_errors():
     with pytest.raises(LayoutError, match="thread_strides: entry 0 is 3"):
         NestedLayout([1], [1], [1], [2], [1], [0], [3], subgroup_size=8).to_linear_layout()
     text = SEED.to_linear_text()
+    # registers walk dim 1 by 1, 2 (elements), 16, 32 (batches), then dim 0 by 16 (batch)
     assert text.startswith("#ttg.linear<{register = [[0, 1], [0, 2], [0, 16], [0, 32], [16, 0]], lane = ")
+    encoding = layoutkit.parse_layout(text)
+    assert layoutkit.equivalent(encoding, SEED, (64, 64))
 
 
-def test_hypothesis_free_layouts_equal_their_linear_layouts():
+def test_random_layouts_equal_their_linear_layouts_and_ttg_linear_text():
     rng = np.random.default_rng(3)
-    for _ in range(20):
+    texts = 0
+    for _ in range(30):
         rank = int(rng.integers(1, 4))
         tiles = [list(rng.choice([1, 2, 4], size=rank)) for _ in range(5)]
         strides = []
@@ -188,5 +192,14 @@ def test_hypothesis_free_layouts_equal_their_linear_layouts():
                 running *= tiles[level][d] * int(rng.choice([1, 2]))
             strides.append(s)
         layout = NestedLayout(*tiles, *strides, subgroup_size=int(rng.choice([8, 16, 32])),
-                              num_subgroups=int(rng.choice([1, 2, 4])))
+                              num_subgroups=rng.choice([None, None, 1, 2, 4]))
         assert layoutkit.equivalent(layout.to_linear_layout(), layout)
+        covered = np.unique(layout.table().reshape(-1, layout.rank), axis=0).shape[0]
+        if covered < np.prod(layout.undistributed_shape):
+            with pytest.raises(LayoutError, match="num_subgroups"):
+                layout.to_linear_text()
+            continue
+        encoding = layoutkit.parse_layout(layout.to_linear_text())
+        assert layoutkit.equivalent(encoding, layout, layout.undistributed_shape)
+        texts += 1
+    assert texts >= 8
