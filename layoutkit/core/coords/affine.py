@@ -293,6 +293,8 @@ def floordiv(a: Sum, divisor: int) -> Sum:
     if rest.is_const:
         return add(quotient, constant(rest.const // divisor))
     inner = rest.single_atom()
+    if isinstance(inner, Div) and inner.kind == "mod" and inner.divisor <= divisor:
+        return quotient  # (e mod c) floordiv k == 0 for k >= c
     if isinstance(inner, Div) and inner.kind == "floordiv":
         return add(quotient, _atom(Div("floordiv", inner.operand, inner.divisor * divisor)))
     return add(quotient, _atom(Div("floordiv", rest, divisor)))
