@@ -571,6 +571,10 @@ def composition(a: Any, b: Any) -> Any:
     >>> str(composition(Layout.parse("(6,2):(8,2)"), Layout.parse("(4,3):(3,1)")))
     '((2,2),3):((24,2),8)'
     """
+    if a.__class__ is Layout and b.__class__ is tuple:
+        fast = _by_mode_fast(a, b, divide=False)
+        if fast is not None:
+            return fast
     if a.__class__ is not Layout:
         if isinstance(a, Swizzle):
             return ComposedLayout(a, 0, as_layout(b))
@@ -587,6 +591,47 @@ def composition(a: Any, b: Any) -> Any:
                  for m, t in zip(modes, b)]
         return make_layout(*parts, *modes[len(b):])
     return _compose(a, b.shape, b.stride)
+
+
+def _by_mode_fast(a: Layout, tiler: tuple, divide: bool) -> Layout | None:
+    """composition / logical_divide by a tuple tiler when every mode involved is one int
+    mode (``128:128`` by ``32``): plain integer arithmetic, no intermediate layouts.
+    None when the general path is needed."""
+    shapes, strides = a.shape, a.stride
+    if shapes.__class__ is not tuple or len(tiler) > len(shapes):
+        return None
+    shapes, strides = list(shapes), list(strides)
+    for i, t in enumerate(tiler):
+        if t.__class__ is int:
+            ts, td = t, 1
+        elif t.__class__ is Layout:
+            ts, td = t.shape, t.stride
+        else:
+            return None
+        a_s, a_d = shapes[i], strides[i]
+        if a_s.__class__ is not int or ts.__class__ is not int or ts < 1 or td < 0:
+            return None
+        if a_s == 1:
+            a_d = 0  # a size-1 mode is the constant 0
+        if not divide:
+            shapes[i], strides[i] = ts, (0 if ts == 1 else td * a_d)
+            continue
+        # logical_divide: (t, complement(t, a_s)) scaled by a's stride
+        if ts == 1 or td == 0:
+            rest = [(a_s, 1)]
+        else:
+            rest = [(td, 1)] if td != 1 else []
+            rest.append((-(-a_s // (ts * td)), ts * td))
+        rest = [r for r in rest if r[0] != 1]
+        tile_d = 0 if ts == 1 else td * a_d
+        if not rest:
+            shapes[i], strides[i] = (ts, 1), (tile_d, 0)
+        elif len(rest) == 1:
+            shapes[i], strides[i] = (ts, rest[0][0]), (tile_d, rest[0][1] * a_d)
+        else:
+            shapes[i] = (ts, (rest[0][0], rest[1][0]))
+            strides[i] = (tile_d, (rest[0][1] * a_d, rest[1][1] * a_d))
+    return Layout._make(tuple(shapes), tuple(strides))
 
 
 def _compose(a: Layout, b_shape: IntTuple, b_stride: IntTuple) -> Layout:
@@ -857,6 +902,10 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     >>> str(logical_divide(Layout.parse("(4,6):(6,1)"), (2, 3)))
     '((2,2),(3,2)):((6,12),(1,3))'
     """
+    if layout.__class__ is Layout and tiler.__class__ is tuple:
+        fast = _by_mode_fast(layout, tiler, divide=True)
+        if fast is not None:
+            return fast
     if layout.__class__ is not Layout:
         layout = as_layout(layout)
     tiler = _as_tiler(tiler)
