@@ -12,8 +12,13 @@
 - :func:`compose` (a chain as one map), ``chain.to_affine_map()``, ``invert()``;
 - :func:`out_of_bounds`, :func:`validity`: which lowest dims need bounds checks;
 - :class:`IndexWalker`, :func:`transforming_for`: index diffs; :func:`unrolled_program`:
-  the unrolled loop's index code (Python and C) with its operation counts.
+  the unrolled loop's index code (Python and C) with its operation counts;
+- bridges (loaded on first use): :func:`swizzled_shared_chain`, :func:`padded_shared_chain`
+  (Triton shared memory), :func:`nested_layout_chain` (IREE), :func:`cute_chain` (CuTe).
 """
+
+import importlib
+from typing import Any
 
 from layoutkit.core.coords.affine import AffineMap, parse_affine_map
 from layoutkit.core.coords.bounds import BoundCheck, OutOfBounds, Validity, out_of_bounds, validity
@@ -35,3 +40,15 @@ __all__ = [
     "compose", "out_of_bounds", "parse_affine_map", "parse_transform_map", "transforming_for",
     "unrolled_program", "validity",
 ]
+
+_BRIDGES = ("swizzled_shared_chain", "padded_shared_chain", "nested_layout_chain", "cute_chain")
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, *_BRIDGES])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BRIDGES:
+        return getattr(importlib.import_module("layoutkit.layouts.rock"), name)
+    raise AttributeError(f"module 'layoutkit.coords' has no attribute {name!r}")

@@ -101,3 +101,12 @@ def test_cute_layout_as_chain(text):
     (offsets,) = chain.apply(index)
     assert np.array_equal(offsets, layout.evaluate(index))
     assert [chain.apply(i)[0] for i in range(layout.size)] == [layout(i) for i in range(layout.size)]
+
+
+def test_chain_to_linear_layout_matches_seed_004_bases():
+    enc = SwizzledSharedEncoding(vec=2, per_phase=1, max_phase=4, order=(1, 0))
+    layout = swizzled_shared_chain(enc, (4, 8)).invert().to_linear_layout()
+    assert layout.bases["offset"] == [[0, 1], [0, 2], [0, 4], [1, 2], [2, 4]]  # seed 004
+    padded = padded_shared_chain(PaddedSharedEncoding.from_order([(4, 1)], (1, 0), (2, 4)))
+    with pytest.raises(LayoutError, match="not linear over F2"):
+        padded.to_linear_layout()

@@ -228,6 +228,39 @@ class TransformMap(LayoutBase):
         """``table()[u0, u1, ...]`` = the lower coordinates of the upper point ``(u0, u1, ...)``."""
         return _table(self, shape)
 
+    def to_linear_layout(self, shape: Any = None):
+        """The map as a LinearLayout (upper dims -> ``dim0, ...``) when it is linear over F2
+        (power-of-two sizes, XOR of the images of single bits); else a LayoutError."""
+        return _to_linear_layout(self, shape)
+
+
+def _to_linear_layout(mapping: Any, shape: Any):
+    from layoutkit.core.linear import LinearLayout
+
+    mapping.tensor_shape(shape)
+    sizes = tuple(mapping.upper_bounds) + tuple(mapping.lower_bounds)
+    if any(s & (s - 1) for s in sizes):
+        raise LayoutError(f"transform map: not linear over F2: sizes {list(sizes)} are not all powers of two")
+    bases: dict[str, list[list[int]]] = {}
+    for d, (name, size) in enumerate(zip(mapping.upper_names, mapping.upper_bounds)):
+        bases[name] = []
+        for bit in range(size.bit_length() - 1):
+            point = [0] * len(mapping.upper_bounds)
+            point[d] = 1 << bit
+            bases[name].append([int(v) for v in mapping.apply(*point)])
+    out_dims = dict(zip(out_dim_names(len(mapping.lower_bounds)), mapping.lower_bounds))
+    try:
+        layout = LinearLayout(bases, out_dims)
+    except LayoutError as err:
+        raise LayoutError(f"transform map: not linear over F2 ({err})") from None
+    grids = np.indices(mapping.upper_bounds, dtype=np.int64) if mapping.upper_bounds else []
+    want = mapping.apply(*list(grids))
+    got = layout.apply(**{n: g for n, g in zip(mapping.upper_names, grids)})
+    for name, w in zip(out_dims, want):
+        if not np.array_equal(np.broadcast_to(got[name], np.shape(w)), w):
+            raise LayoutError(f"transform map: not linear over F2 (output {name} is not the XOR of its bit images)")
+    return layout
+
 
 def _table(mapping: Any, shape: Any) -> np.ndarray:
     mapping.tensor_shape(shape)
@@ -329,6 +362,9 @@ class TransformChain(LayoutBase):
 
     def table(self, shape: Any = None) -> np.ndarray:
         return _table(self, shape)
+
+    def to_linear_layout(self, shape: Any = None):
+        return _to_linear_layout(self, shape)
 
 
 def as_chain(value: Any) -> TransformChain:
