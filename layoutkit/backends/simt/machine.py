@@ -278,6 +278,9 @@ class Machine:
         for arg, value in zip(kernel.body.blocks[0].args, globals_):
             self.env[arg] = value
         self.shared: list[Buffer] = []
+        self.full = False  # every thread slot active in the block being run
+        self._offsets: dict = {}
+        self._mma_a = None  # (A fragments, shape, their matrices): reused while A is
         self.handlers: dict[type, Callable] = self._handlers()
 
     # ----------------------------------------------------------------- error reports
@@ -294,20 +297,26 @@ class Machine:
             self.run_block(self.kernel.body.blocks[0], self.chunk.valid.copy())
 
     def run_block(self, block: Block, mask: np.ndarray) -> list | None:
-        """Run ``block``'s ops under ``mask``; return the operands of its yield, if any."""
+        """Run ``block``'s ops under ``mask``; return the operands of its terminator, if any."""
         count = int(mask.sum())
         handlers = self.handlers
         stats = self.stats
-        for op in block.ops:
-            stats.ops += 1
-            stats.thread_instructions += count
-            if isinstance(op, scf.YieldOp):
-                return [self.env[v] for v in op.operands]
-            handler = handlers.get(type(op))
-            if handler is None:
-                self.fail(op, "operation not supported by the simulator")
-            handler(op, mask)
-        return None
+        outer_full = self.full
+        self.full = count == self.chunk.threads
+        try:
+            for op in block.ops:
+                stats.ops += 1
+                stats.thread_instructions += count
+                if isinstance(op, (scf.YieldOp, scf.ConditionOp)):
+                    # terminators: yielded values; scf.condition gives [condition, *args]
+                    return [self.env[v] for v in op.operands]
+                handler = handlers.get(type(op))
+                if handler is None:
+                    self.fail(op, "operation not supported by the simulator")
+                handler(op, mask)
+            return None
+        finally:
+            self.full = outer_full
 
     def value(self, v: SSAValue) -> np.ndarray:
         return self.env[v]
@@ -492,7 +501,7 @@ class Machine:
                             RaceTracker(blocks, size))
             self.shared.append(buffer)
         else:
-            data = np.zeros((self.chunk.threads, size), dtype)
+            data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see load()
             buffer = Buffer(op.memref.name_hint or "local", "private", shape, data, str(type_))
         self.env[op.memref] = buffer
 
@@ -506,24 +515,35 @@ class Machine:
             self.fail(op, f"dimension {index.ravel()[0]} out of range for rank {len(buffer.shape)}")
         self.env[op.result] = np.asarray(buffer.shape, np.int64)[index]
 
-    def _addresses(self, op, buffer: Buffer, indices, vshape, mask) -> tuple[np.ndarray, np.ndarray]:
-        """Flat element offsets (threads or 1, *vshape) and the active-thread selector.
+    def _addresses(self, op, buffer: Buffer, indices, vshape, mask) -> np.ndarray:
+        """Flat element offsets, shape (threads or 1, *vshape), of an access.
 
         Checks bounds for active threads: each index within its dimension, and a vector
         access of shape (..., n) starting at index i in the last dims within them too.
+        Example: memref<4x8xf32>, indices (1, 6), vector<2xf32>: offsets [14, 15].
         """
         shape = buffer.shape
         rank = len(shape)
         if len(indices) != rank:
             self.fail(op, f"expected {rank} indices, got {len(indices)}")
         vrank = len(vshape)
-        flat = np.zeros(1, np.int64)
+        flat = None
         bad = None
         for d, (index, size, stride) in enumerate(zip(indices, shape, buffer.strides)):
             extent = vshape[d - (rank - vrank)] if d >= rank - vrank else 1
-            out = (index < 0) | (index + extent > size)
-            bad = out if bad is None else bad | out
-            flat = flat + index * stride
+            if index.shape[0] == 1:
+                i = int(index[0])
+                out = np.array([i < 0 or i + extent > size]) if (i < 0 or i + extent > size) else None
+            else:
+                # one unsigned compare catches negative indices too
+                out = index.view(np.uint64) > np.uint64(size - extent) if size >= extent else \
+                    np.ones(index.shape, bool)
+            if out is not None:
+                bad = out if bad is None else bad | out
+            term = index if stride == 1 else index * stride
+            flat = term if flat is None else flat + term
+        if flat is None:  # rank 0
+            flat = np.zeros(1, np.int64)
         if bad is not None and bad.any():
             bad_active = np.broadcast_to(bad, mask.shape) & mask
             hits = np.flatnonzero(bad_active)
@@ -534,19 +554,28 @@ class Machine:
                 self.fail(op, f"{what} out of bounds for {buffer.space} memref "
                               f"'{buffer.name}' of shape {shape}", t)
         if vrank:
-            offsets = np.zeros((), np.int64)
-            for k, n in enumerate(vshape):
-                stride = buffer.strides[rank - vrank + k]
-                offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * stride)
-            flat = flat.reshape(flat.shape + (1,) * vrank) + offsets[None]
+            flat = flat.reshape(flat.shape + (1,) * vrank) + self._vector_offsets(buffer, vshape)
         return flat
+
+    def _vector_offsets(self, buffer: Buffer, vshape: tuple[int, ...]) -> np.ndarray:
+        """Offsets (1, *vshape) of a vector's elements from its first one in ``buffer``."""
+        key = (buffer.strides, vshape)
+        cached = self._offsets.get(key)
+        if cached is None:
+            offsets = np.zeros((), np.int64)
+            strides = buffer.strides[len(buffer.shape) - len(vshape):]
+            for n, stride in zip(vshape, strides):
+                offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * stride)
+            cached = self._offsets[key] = offsets[None]
+        return cached
 
     def _active_ids(self, mask: np.ndarray) -> np.ndarray | None:
         """Indices of active threads, or None when every thread slot is active."""
         return None if self._is_full(mask) else np.flatnonzero(mask)
 
     def _is_full(self, mask: np.ndarray) -> bool:
-        return bool(mask.all())
+        """Whether ``mask`` (the mask of the block being run) has every thread slot active."""
+        return self.full
 
     def load(self, op, mask) -> None:
         buffer: Buffer = self.env[op.operands[0]]
@@ -560,12 +589,18 @@ class Machine:
         if buffer.space == "global":
             self.env[result] = buffer.data[flat]
             return
-        owner = self.chunk.block_local if buffer.space == "shared" else np.arange(self.chunk.threads)
-        self.env[result] = buffer.data[owner.reshape((-1,) + (1,) * (flat.ndim - 1)), flat]
+        if buffer.space == "private":
+            # private data is (elements, threads): a thread-uniform index reads one row
+            if flat.shape[0] == 1:
+                self.env[result] = np.moveaxis(buffer.data[flat[0]], -1, 0).copy()
+            else:
+                threads = np.arange(self.chunk.threads).reshape((-1,) + (1,) * (flat.ndim - 1))
+                self.env[result] = buffer.data[flat, threads]
+            return
+        loc = self._shared_base(buffer, flat.ndim) + flat
+        self.env[result] = buffer.data.reshape(-1)[loc]
         if buffer.races is not None:
-            threads = self.chunk.threads
-            sel = slice(None) if ids is None else ids
-            self._check_race(op, buffer, ids, owner[sel], _full(flat, threads)[sel], "load")
+            self._check_race(op, buffer, ids, loc if ids is None else loc[ids], "load")
 
     def store(self, op, mask) -> None:
         value = self.value(op.operands[0])
@@ -576,22 +611,38 @@ class Machine:
         threads = self.chunk.threads
         ids = self._active_ids(mask)
         sel = slice(None) if ids is None else ids
+        if buffer.space == "private" and flat.shape[0] == 1:
+            moved = np.moveaxis(_full(value, threads)[sel], 0, -1)
+            if ids is None:
+                buffer.data[flat[0]] = moved
+            else:
+                buffer.data[flat[0][..., None], ids] = moved
+            return
         flat = _full(flat, threads)[sel]
         value = _full(value, threads)[sel]
         if buffer.space == "global":
             buffer.data[flat] = value
             return
-        owner = self.chunk.block_local if buffer.space == "shared" else np.arange(threads)
-        rows = owner[sel]
+        if buffer.space == "private":
+            columns = np.arange(threads)[sel].reshape((-1,) + (1,) * (flat.ndim - 1))
+            buffer.data[flat, columns] = value
+            return
+        loc = self._shared_base(buffer, flat.ndim)[sel] + flat
         if buffer.races is not None:
-            self._check_race(op, buffer, ids, rows, flat, "store")
-        buffer.data[rows.reshape((-1,) + (1,) * (flat.ndim - 1)), flat] = value
+            self._check_race(op, buffer, ids, loc, "store")
+        buffer.data.reshape(-1)[loc] = value
 
-    def _check_race(self, op, buffer: Buffer, ids, rows, flat, kind: str) -> None:
-        """Record the access of active threads ``ids`` (None: all) and report a race."""
-        per_thread = int(np.prod(flat.shape[1:], dtype=np.int64))
+    def _shared_base(self, buffer: Buffer, ndim: int) -> np.ndarray:
+        """Offset of each thread's block copy in ``buffer.data``, shaped (threads, 1, ...)."""
+        base = self.chunk.block_local * buffer.size
+        return base.reshape((-1,) + (1,) * (ndim - 1))
+
+    def _check_race(self, op, buffer: Buffer, ids, loc, kind: str) -> None:
+        """Record the access of active threads ``ids`` (None: all) at flat locations ``loc``
+        (threads, *vector) of the block-major shared data, and report a race."""
+        per_thread = int(np.prod(loc.shape[1:], dtype=np.int64))
         local = self.chunk.local if ids is None else self.chunk.local[ids]
-        loc = (rows.reshape((-1,) + (1,) * (flat.ndim - 1)) * buffer.size + flat).ravel()
+        loc = loc.ravel()
         thread_ids = np.repeat(local, per_thread) if per_thread > 1 else local
         tracker = buffer.races
         found = tracker.load(loc, thread_ids) if kind == "load" else tracker.store(loc, thread_ids)
@@ -603,12 +654,15 @@ class Machine:
         offset = int(loc[position] % buffer.size)
         coords = tuple(int(c) for c in np.unravel_index(offset, buffer.shape))
         b = int(self.chunk.block_local[t])
-        other_slot = b * self.geometry.slots_per_block + other
-        other_xyz = tuple(int(a[other_slot]) for a in self.chunk.thread_xyz)
+        if other >= 0:
+            other_slot = b * self.geometry.slots_per_block + other
+            who = f"thread {tuple(int(a[other_slot]) for a in self.chunk.thread_xyz)}"
+        else:
+            who = "more than one thread"
         verb = "reads" if kind == "load" else "writes"
         done = "written" if kind == "load" else found[2]
         self.fail(op, f"data race on shared memref '{buffer.name}': this thread {verb} "
-                      f"{coords}, {done} by thread {other_xyz} with no gpu.barrier between", t)
+                      f"{coords}, {done} by {who} with no gpu.barrier between", t)
 
     # ----------------------------------------------------------------- vector
     def broadcast(self, op, mask) -> None:
@@ -722,8 +776,7 @@ class Machine:
         while True:
             for arg, v in zip(before.args, values):
                 self.env[arg] = v
-            condition = self._run_before(before, running)
-            cond_value, forwarded = condition
+            cond_value, *forwarded = self.run_block(before, running)
             cond_full = _full(cond_value, self.chunk.threads)
             leaving = running & ~cond_full
             final = [np.where(_expand(leaving, max(f.ndim, n.ndim)), n, f) if f is not None else n
@@ -736,19 +789,6 @@ class Machine:
             values = self.run_block(after, running) or []
         for r, v in zip(op.res, final):
             self.env[r] = v
-
-    def _run_before(self, block: Block, mask):
-        count = int(mask.sum())
-        for op in block.ops:
-            self.stats.ops += 1
-            self.stats.thread_instructions += count
-            if isinstance(op, scf.ConditionOp):
-                return self.value(op.condition), [self.value(v) for v in op.args]
-            handler = self.handlers.get(type(op))
-            if handler is None:
-                self.fail(op, "operation not supported by the simulator")
-            handler(op, mask)
-        raise LayoutError("scf.while: before region without scf.condition")
 
     # ----------------------------------------------------------------- synchronization
     def barrier(self, op, mask) -> None:
@@ -837,7 +877,11 @@ class Machine:
         a = _full(self.value(op.matrix_a), threads)
         b = _full(self.value(op.matrix_b), threads)
         c = _full(self.value(op.matrix_c), threads)
-        self.env[op.res] = mma_fragments.mma(a, b, c, op.shape)
+        shape = op.shape
+        cached = self._mma_a
+        if cached is None or cached[0] is not a or cached[1] != shape:
+            cached = self._mma_a = (a, shape, mma_fragments.gather_matrices(a, shape, "a"))
+        self.env[op.res] = mma_fragments.mma(a, b, c, shape, a_matrices=cached[2])
 
 
 def bind_arguments(kernel: gpu.FuncOp, args) -> list:

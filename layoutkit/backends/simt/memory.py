@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-NO_THREAD = np.iinfo(np.int32).max
-
 
 @dataclass
 class Buffer:
@@ -35,65 +33,93 @@ class Buffer:
         return int(np.prod(self.shape, dtype=np.int64))
 
 
+MANY = -2  # several threads read the location
+
+
 @dataclass
 class RaceTracker:
     """Who touched each shared location since the block's last barrier.
 
-    For every (block, location) it keeps the smallest and largest local thread id that
-    wrote it and that read it; a thread's access races when another thread's id is there.
+    For every (block, location) it keeps the thread that wrote it (-1: none) and the thread
+    that read it (-1: none, ``MANY``: two or more). A thread's access races when another
+    thread wrote the location, or (for a store) when another thread read it.
     Example: thread 3 stores to location 7, thread 5 loads location 7 before a barrier:
-    ``write_min[b, 7] == write_max[b, 7] == 3 != 5`` -> race.
+    ``writer[b * size + 7] == 3 != 5`` -> race.
+
+    Plain gathers and scatters suffice: after ``writer[loc] = thread`` a location written
+    by two threads in one op holds only one of them, so the other sees a foreign id.
+    Reads matter only to a later store of the same epoch, so they are kept as a list and
+    folded in at the next store; a barrier drops them.
     """
 
     blocks: int
     size: int
-    write_min: np.ndarray = field(init=False)
-    write_max: np.ndarray = field(init=False)
-    read_min: np.ndarray = field(init=False)
-    read_max: np.ndarray = field(init=False)
+    writer: np.ndarray = field(init=False)
+    reader: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         n = self.blocks * self.size
-        self.write_min = np.full(n, NO_THREAD, np.int32)
-        self.write_max = np.full(n, -1, np.int32)
-        self.read_min = np.full(n, NO_THREAD, np.int32)
-        self.read_max = np.full(n, -1, np.int32)
+        self.writer = np.full(n, -1, np.int32)
+        self.reader = np.full(n, -1, np.int32)
+        self.pending_reads: list[tuple[np.ndarray, np.ndarray]] = []
+        self.has_writes = False
+        self.has_reads = False
+
+    def _fold_reads(self) -> None:
+        if not self.pending_reads:
+            return
+        loc = np.concatenate([p[0] for p in self.pending_reads])
+        thread = np.concatenate([p[1] for p in self.pending_reads])
+        self.pending_reads.clear()
+        prior = self.reader[loc]
+        many = (prior == MANY) | ((prior >= 0) & (prior != thread))
+        self.reader[loc] = thread
+        many |= self.reader[loc] != thread  # two readers of one location in this batch
+        self.reader[loc[many]] = MANY
+        self.has_reads = True
 
     def reset(self, blocks: np.ndarray | None = None) -> None:
         """Forget all accesses of ``blocks`` (all when None): they passed a barrier."""
         if blocks is None:
-            self.write_min.fill(NO_THREAD)
-            self.write_max.fill(-1)
-            self.read_min.fill(NO_THREAD)
-            self.read_max.fill(-1)
+            self.pending_reads.clear()
+            if self.has_writes:
+                self.writer.fill(-1)
+            if self.has_reads:
+                self.reader.fill(-1)
+            self.has_writes = self.has_reads = False
             return
-        for array, value in ((self.write_min, NO_THREAD), (self.write_max, -1),
-                             (self.read_min, NO_THREAD), (self.read_max, -1)):
-            array.reshape(self.blocks, self.size)[blocks] = value
+        self._fold_reads()
+        for array in (self.writer, self.reader):
+            array.reshape(self.blocks, self.size)[blocks] = -1
 
     @staticmethod
-    def _other(lo: np.ndarray, hi: np.ndarray, thread: np.ndarray) -> np.ndarray:
-        """Where a thread other than ``thread`` is recorded, the id of one such thread, else -1."""
-        other = np.where(lo != thread, lo, hi)
-        return np.where((hi >= 0) & ((lo != thread) | (hi != thread)), other, -1)
+    def _first(conflict: np.ndarray, other: np.ndarray) -> tuple[int, int] | None:
+        bad = np.flatnonzero(conflict)
+        return (int(bad[0]), int(other[bad[0]])) if bad.size else None
 
     def load(self, loc: np.ndarray, thread: np.ndarray) -> tuple[int, int] | None:
-        """Record reads; return (position, other thread) of the first read-after-write race."""
-        writer = self._other(self.write_min[loc], self.write_max[loc], thread)
-        bad = np.flatnonzero(writer >= 0)
-        np.minimum.at(self.read_min, loc, thread)
-        np.maximum.at(self.read_max, loc, thread)
-        return (int(bad[0]), int(writer[bad[0]])) if bad.size else None
+        """Record reads; return (position, writer) of the first read-after-write race."""
+        self.pending_reads.append((loc, thread))
+        if not self.has_writes:
+            return None
+        writer = self.writer[loc]
+        return self._first((writer >= 0) & (writer != thread), writer)
 
     def store(self, loc: np.ndarray, thread: np.ndarray) -> tuple[int, int, str] | None:
-        """Record writes; return (position, other thread, kind) of the first race."""
-        writer = self._other(self.write_min[loc], self.write_max[loc], thread)
-        reader = self._other(self.read_min[loc], self.read_max[loc], thread)
-        np.minimum.at(self.write_min, loc, thread)
-        np.maximum.at(self.write_max, loc, thread)
-        same_op = self._other(self.write_min[loc], self.write_max[loc], thread)
-        for other, kind in ((writer, "written"), (reader, "read"), (same_op, "written")):
-            bad = np.flatnonzero(other >= 0)
-            if bad.size:
-                return int(bad[0]), int(other[bad[0]]), kind
-        return None
+        """Record writes; return (position, other thread or MANY, kind) of the first race."""
+        self._fold_reads()
+        if self.has_writes:
+            writer = self.writer[loc]
+            found = self._first((writer >= 0) & (writer != thread), writer)
+            if found:
+                return (*found, "written")
+        if self.has_reads:
+            reader = self.reader[loc]
+            found = self._first((reader == MANY) | ((reader >= 0) & (reader != thread)), reader)
+            if found:
+                return (*found, "read")
+        self.writer[loc] = thread
+        self.has_writes = True
+        winner = self.writer[loc]
+        found = self._first(winner != thread, winner)
+        return (*found, "written") if found else None

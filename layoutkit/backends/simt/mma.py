@@ -70,23 +70,38 @@ def matrix_shape(shape: tuple[int, int, int], operand: str) -> tuple[int, int]:
     return {"a": (m, k), "b": (k, n), "c": (m, n)}[operand]
 
 
+@cache
+def _positions(shape: tuple[int, int, int], operand: str) -> tuple[np.ndarray, np.ndarray]:
+    """(slot of each matrix element, matrix element of each slot), both flat."""
+    rows, cols = fragment(shape, operand)
+    element_of_slot = (rows * matrix_shape(shape, operand)[1] + cols).ravel()
+    return np.argsort(element_of_slot), element_of_slot
+
+
 def gather_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str) -> np.ndarray:
     """Fragments ``values`` (warps*32, regs, 2) -> per-warp f32 matrices (warps, rows, cols)."""
-    rows, cols = fragment(shape, operand)
+    slot_of_element, _ = _positions(shape, operand)
     warps = values.shape[0] // 32
-    out = np.zeros((warps, *matrix_shape(shape, operand)), np.float32)
-    out[:, rows, cols] = values.reshape(warps, *rows.shape).astype(np.float32)
-    return out
+    flat = values.reshape(warps, -1)[:, slot_of_element]
+    return flat.astype(np.float32).reshape(warps, *matrix_shape(shape, operand))
 
 
 def scatter_matrices(matrices: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
     """Per-warp accumulators (warps, 16, 8) -> C/D fragments (warps*32, 2, 2)."""
-    rows, cols = fragment(shape, "c")
-    return matrices[:, rows, cols].reshape(-1, *rows.shape[1:])
+    _, element_of_slot = _positions(shape, "c")
+    warps = matrices.shape[0]
+    return matrices.reshape(warps, -1)[:, element_of_slot].reshape(warps * 32, 2, 2)
 
 
-def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
-    """D = A @ B + C for every warp at once, products exact and sums in f32."""
-    d = np.matmul(gather_matrices(a, shape, "a"), gather_matrices(b, shape, "b"))
+def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int],
+        a_matrices: np.ndarray | None = None) -> np.ndarray:
+    """D = A @ B + C for every warp at once, products exact and sums in f32.
+
+    ``a_matrices``, when given, is ``gather_matrices(a, shape, "a")`` computed before (an A
+    fragment is typically reused by several instructions).
+    """
+    if a_matrices is None:
+        a_matrices = gather_matrices(a, shape, "a")
+    d = np.matmul(a_matrices, gather_matrices(b, shape, "b"))
     d += gather_matrices(c, shape, "c")
     return scatter_matrices(d, shape)
