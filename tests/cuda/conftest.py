@@ -104,3 +104,23 @@ def parse_upstream():
 @pytest.fixture
 def nvcc_on_path() -> bool:
     return shutil.which("nvcc") is not None and shutil.which("ptxas") is not None
+
+
+def _load_host_harness():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "layoutkit_tests_cuda_host_harness", Path(__file__).with_name("host_harness.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def host():
+    """Runs emitted kernels on the CPU through g++ (see host_harness.py)."""
+    harness = _load_host_harness()
+    if not harness.compiler_available():
+        pytest.skip("no g++ on PATH to build the host harness")
+    return harness

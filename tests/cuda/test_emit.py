@@ -64,7 +64,8 @@ def test_readable_structure(features):
     assert re.search(r"for \(int k = 0; k < 4; \+\+k\) \{", warp)  # scf.for, iter_args carried
     assert re.search(r"float r;\n\s+if \(ok\) \{[\s\S]*\} else \{", warp)  # scf.if with a result
     mma = kernel_body(source, "mma_tile")
-    assert 'asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' in mma
+    assert "const Vec<float, 4> d = mma_m16n8k16_f16(fa3, fb, zc);" in mma
+    assert 'asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' in source  # its PTX
     assert "load_vector<unsigned, f16_t, 2>(&a[group * 16 + col])" in mma  # 4-byte vector load
     assert "store_vector<float2>(&c[group * 8 + col], d0)" in mma
     transpose = kernel_body(source, "shared_transpose")

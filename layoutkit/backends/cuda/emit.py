@@ -4,7 +4,7 @@ Every ``gpu.func`` with the ``kernel`` attribute inside a ``gpu.module`` becomes
 kernel of the same name. SSA values become named locals (the IR's ``%names`` where they are
 valid C identifiers), ``scf.if`` / ``scf.for`` become ``if`` / ``for`` blocks, workgroup
 memory becomes ``__shared__`` arrays, ``gpu.barrier`` becomes ``__syncthreads()``, warp
-shuffles ``__shfl_*_sync``, ``nvgpu.mma.sync`` inline PTX ``mma.sync.aligned``, and
+shuffles ``__shfl_*_sync``, ``nvgpu.mma.sync`` a prelude function holding the inline PTX ``mma.sync.aligned``, and
 ``vector.load`` / ``vector.store`` one ``float4`` / ``uint4`` / ... access.
 
 How an index is formed: a memref argument is a pointer to its first element and an access
@@ -999,24 +999,7 @@ def _h_mma(self: _FunctionEmitter, op: Any) -> None:
                              f"C 4 elements per lane; got {a_type.count}, {b_type.count}, {c_type_.count}")
     a, b, c = (self.expr(v) for v in op.operands[:3])
     dtype = "f16" if element.bits == 16 else "bf16"
-    name = self.name_of(op.results[0])
-    self.emit(f"Vec<float, 4> {name};")
-    a_packed = [f"pack_16x2({a}[{2 * i}], {a}[{2 * i + 1}])" for i in range(a_regs)]
-    b_packed = [f"pack_16x2({b}[{2 * i}], {b}[{2 * i + 1}])" for i in range(b_regs)]
-    slots = iter(range(4 + a_regs + b_regs + 4))
-
-    def group(count: int) -> str:
-        return "{" + ", ".join(f"%{next(slots)}" for _ in range(count)) + "}"
-
-    instruction = (f"mma.sync.aligned.m{m}n{n}k{k}.row.col.f32.{dtype}.{dtype}.f32 "
-                   f"{group(4)}, {group(a_regs)}, {group(b_regs)}, {group(4)};")
-    outputs = ", ".join(f'"=f"({name}[{i}])' for i in range(4))
-    inputs = ", ".join([*(f'"r"({x})' for x in a_packed), *(f'"r"({x})' for x in b_packed),
-                        *(f'"f"({c}[{i}])' for i in range(4))])
-    self.emit(f'asm volatile("{instruction}"')
-    self.emit(f"             : {outputs}")
-    self.emit(f"             : {inputs});")
-    self.exprs[op.results[0]] = name
+    self.define(op.results[0], f"mma_m{m}n{n}k{k}_{dtype}({a}, {b}, {c})")
 
 
 # -- structured control flow --------------------------------------------------------

@@ -77,6 +77,50 @@ __device__ __forceinline__ void store_vector(T* address, const Vec<T, N>& v) {
   *reinterpret_cast<Wide*>(address) = *reinterpret_cast<const Wide*>(v.e);
 }
 
+// D = A B + C by one warp (PTX mma.sync): per lane, A's fragment holds 2 * (m k / 64)
+// 16-bit values, two per 32-bit register, element 2r in the low half of register r; B likewise;
+// C and D hold 4 f32 values (rows group and group + 8, columns 2 * (lane % 4) + 0, 1).
+__device__ __forceinline__ Vec<float, 4> mma_m16n8k16_f16(
+    const Vec<f16_t, 8>& a, const Vec<f16_t, 4>& b, const Vec<float, 4>& c) {
+  Vec<float, 4> d;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])), "r"(pack_16x2(a[4], a[5])), "r"(pack_16x2(a[6], a[7])),
+                 "r"(pack_16x2(b[0], b[1])), "r"(pack_16x2(b[2], b[3])),
+                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  return d;
+}
+__device__ __forceinline__ Vec<float, 4> mma_m16n8k16_bf16(
+    const Vec<bf16_t, 8>& a, const Vec<bf16_t, 4>& b, const Vec<float, 4>& c) {
+  Vec<float, 4> d;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])), "r"(pack_16x2(a[4], a[5])), "r"(pack_16x2(a[6], a[7])),
+                 "r"(pack_16x2(b[0], b[1])), "r"(pack_16x2(b[2], b[3])),
+                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  return d;
+}
+__device__ __forceinline__ Vec<float, 4> mma_m16n8k8_f16(
+    const Vec<f16_t, 4>& a, const Vec<f16_t, 2>& b, const Vec<float, 4>& c) {
+  Vec<float, 4> d;
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])),
+                 "r"(pack_16x2(b[0], b[1])),
+                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  return d;
+}
+__device__ __forceinline__ Vec<float, 4> mma_m16n8k8_bf16(
+    const Vec<bf16_t, 4>& a, const Vec<bf16_t, 2>& b, const Vec<float, 4>& c) {
+  Vec<float, 4> d;
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])),
+                 "r"(pack_16x2(b[0], b[1])),
+                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  return d;
+}
+
 __device__ __forceinline__ unsigned lane_id() {
   unsigned lane;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));

@@ -1,0 +1,226 @@
+"""The emitted CUDA computes the right numbers: each example kernel's CUDA C++, exactly as
+emit_cuda prints it, runs on the CPU (host_harness.py: a thread per GPU thread, real barriers
+and warp shuffles) and is compared with numpy and with the lockstep simulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from layoutkit.backends.cuda import emit_cuda
+from layoutkit.backends.cuda.prelude import PRELUDE
+from layoutkit.ir import parse_module
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kernels"
+
+
+def emitted(name: str) -> str:
+    return emit_cuda(parse_module((EXAMPLES / f"{name}.mlir").read_text()))
+
+
+def test_vector_add(host):
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+    c = np.full(1000, np.nan, np.float32)
+    host.run_on_host(emitted("vector_add"), PRELUDE, "vector_add", (4,), (256,), [a, b, c])
+    np.testing.assert_array_equal(c, a + b)
+
+
+@pytest.mark.parametrize("name", ["transpose_swizzled", "transpose_padded"])
+def test_transposes(host, name):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((64, 96)).astype(np.float32)
+    out = np.zeros((96, 64), np.float32)
+    host.run_on_host(emitted(name), PRELUDE, name, (3, 2), (32, 8), [x, out])
+    np.testing.assert_array_equal(out, x.T)
+
+
+def test_block_sum(host):
+    rng = np.random.default_rng(3)
+    x = rng.integers(-1000, 1000, 1000).astype(np.float32)  # integers: every order sums exactly
+    out = np.zeros(4, np.float32)
+    host.run_on_host(emitted("block_sum"), PRELUDE, "block_sum", (4,), (256,), [x, out])
+    np.testing.assert_array_equal(out, np.pad(x, (0, 24)).reshape(4, 256).sum(axis=1))
+
+
+def test_softmax(host):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((8, 100)).astype(np.float32)
+    out = np.zeros_like(x)
+    host.run_on_host(emitted("softmax"), PRELUDE, "softmax", (2,), (32, 4), [x, out])
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
+def test_simulator_and_emitted_cuda_agree_on_the_examples(host):
+    from layoutkit import simulate
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((64, 64)).astype(np.float32)
+    for name in ("transpose_swizzled", "transpose_padded"):
+        out_sim, out_host = np.zeros_like(x), np.zeros_like(x)
+        simulate((EXAMPLES / f"{name}.mlir").read_text(), name, (2, 2), (32, 8), [x, out_sim])
+        host.run_on_host(emitted(name), PRELUDE, name, (2, 2), (32, 8), [x, out_host])
+        np.testing.assert_array_equal(out_host, out_sim)
+
+
+def test_matmul_with_mma(host):
+    # small integers: every product and partial sum is exact in f16 inputs / f32 accumulators
+    rng = np.random.default_rng(6)
+    a = rng.integers(-3, 4, (128, 128)).astype(np.float16)
+    b = rng.integers(-3, 4, (128, 256)).astype(np.float16)
+    c = np.full((128, 256), np.nan, np.float32)
+    host.run_on_host(emitted("matmul_mma"), PRELUDE, "matmul", (2, 1), (128,), [a, b, c])
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_f16_and_bf16_arithmetic_rounds_like_numpy(host):
+    import ml_dtypes
+
+    text = """module {
+  gpu.module @m {
+    gpu.func @k(%x: memref<4096xf16>, %y: memref<4096xf16>, %h: memref<4096xf16>, %b: memref<4096xbf16>) kernel {
+      %bid = gpu.block_id x
+      %tid = gpu.thread_id x
+      %c256 = arith.constant 256 : index
+      %base = arith.muli %bid, %c256 : index
+      %i = arith.addi %base, %tid : index
+      %u = memref.load %x[%i] : memref<4096xf16>
+      %v = memref.load %y[%i] : memref<4096xf16>
+      %p = arith.mulf %u, %v : f16
+      %s = arith.addf %p, %v : f16
+      memref.store %s, %h[%i] : memref<4096xf16>
+      %uf = arith.extf %u : f16 to f32
+      %vf = arith.extf %v : f16 to f32
+      %q = arith.divf %uf, %vf : f32
+      %qb = arith.truncf %q : f32 to bf16
+      memref.store %qb, %b[%i] : memref<4096xbf16>
+      gpu.return
+    }
+  }
+}"""
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(4096) * 30).astype(np.float16)
+    y = (rng.standard_normal(4096) * 30).astype(np.float16)
+    h, bf = np.zeros(4096, np.float16), np.zeros(4096, ml_dtypes.bfloat16)
+    host.run_on_host(emit_cuda(parse_module(text)), PRELUDE, "k", (16,), (256,), [x, y, h, bf])
+    np.testing.assert_array_equal(h, x * y + y)  # numpy rounds f16 after each op
+    expected = (x.astype(np.float32) / y.astype(np.float32)).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(bf.view(np.uint16), expected.view(np.uint16))
+
+
+INT_OPS = ["addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "floordivsi",
+           "ceildivsi", "maxsi", "minsi", "maxui", "minui", "andi", "ori", "xori"]
+PREDICATES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+FLOAT_PREDICATES = ["oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge",
+                    "ult", "ule", "une", "uno"]
+
+
+def _arith_module() -> str:
+    lines = ["      %t = gpu.thread_id x",
+             "      %a = memref.load %xs[%t] : memref<64xi32>",
+             "      %b = memref.load %ys[%t] : memref<64xi32>",
+             "      %f = memref.load %fs[%t] : memref<64xf32>",
+             "      %g = memref.load %gs[%t] : memref<64xf32>",
+             "      %c31 = arith.constant 31 : i32",
+             "      %sh = arith.andi %b, %c31 : i32"]
+    column = 0
+    for op in INT_OPS:
+        lines.append(f"      %r{column} = arith.{op} %a, %b : i32")
+        column += 1
+    for op in ("shli", "shrsi", "shrui"):
+        lines.append(f"      %r{column} = arith.{op} %a, %sh : i32")
+        column += 1
+    for predicate in PREDICATES:
+        lines.append(f"      %p{column} = arith.cmpi {predicate}, %a, %b : i32")
+        lines.append(f"      %r{column} = arith.extui %p{column} : i1 to i32")
+        column += 1
+    for predicate in FLOAT_PREDICATES:
+        lines.append(f"      %p{column} = arith.cmpf {predicate}, %f, %g : f32")
+        lines.append(f"      %r{column} = arith.select %p{column}, %a, %b : i32")
+        column += 1
+    lines += ["      %w = arith.extsi %a : i32 to i64", "      %w2 = arith.muli %w, %w : i64",
+              f"      %r{column} = arith.trunci %w2 : i64 to i32",
+              "      %n16 = arith.trunci %a : i32 to i16",
+              f"      %r{column + 1} = arith.extui %n16 : i16 to i32",
+              f"      %r{column + 2} = arith.extsi %n16 : i16 to i32"]
+    column += 3
+    float_lines = ["      %fo0 = arith.maximumf %f, %g : f32", "      %fo1 = arith.minimumf %f, %g : f32",
+                   "      %fo2 = arith.maxnumf %f, %g : f32", "      %fo3 = arith.minnumf %f, %g : f32",
+                   "      %fo4 = arith.sitofp %a : i32 to f32", "      %fo5 = arith.uitofp %a : i32 to f32",
+                   "      %fo6 = arith.negf %f : f32", "      %ab = math.absf %f : f32",
+                   "      %fo7 = math.sqrt %ab : f32", "      %fb = arith.bitcast %f : f32 to i32",
+                   f"      %r{column} = arith.xori %fb, %a : i32",
+                   "      %c100 = arith.constant 100.0 : f32", "      %fm = arith.minnumf %ab, %c100 : f32",
+                   f"      %r{column + 1} = arith.fptosi %fm : f32 to i32"]
+    column += 2
+    lines += float_lines
+    stores = [f"      %k{j} = arith.constant {j} : index\n"
+              f"      memref.store %r{j}, %out[%t, %k{j}] : memref<64x{column}xi32>" for j in range(column)]
+    stores += [f"      memref.store %fo{j}, %fout[%t, %k{j}] : memref<64x8xf32>" for j in range(8)]
+    body = "\n".join(lines + stores)
+    return (f"module {{\n  gpu.module @m {{\n    gpu.func @arith(%xs: memref<64xi32>, %ys: memref<64xi32>, "
+            f"%fs: memref<64xf32>, %gs: memref<64xf32>, %out: memref<64x{column}xi32>, "
+            f"%fout: memref<64x8xf32>) kernel {{\n{body}\n      gpu.return\n    }}\n  }}\n}}"), column
+
+
+def test_arithmetic_agrees_with_the_simulator(host):
+    from layoutkit import simulate
+
+    text, columns = _arith_module()
+    rng = np.random.default_rng(8)
+    xs = rng.integers(-2**31, 2**31 - 1, 64, dtype=np.int64).astype(np.int32)
+    xs[:8] = [0, 1, -1, 7, -7, 2**31 - 1, -2**31, 100]
+    ys = rng.integers(-1000, 1000, 64).astype(np.int32)
+    ys[ys == 0] = 3
+    ys[:8] = [3, -3, 2, 2, -2, 5, 7, -9]
+    fs = rng.standard_normal(64).astype(np.float32)
+    gs = rng.standard_normal(64).astype(np.float32)
+    fs[:6] = [np.nan, 1.0, np.nan, -0.0, np.inf, 2.0]
+    gs[:6] = [1.0, np.nan, np.nan, 0.0, np.inf, 2.0]
+    gs[10:14] = fs[10:14]
+    results = {}
+    for where in ("simulator", "host"):
+        out, fout = np.zeros((64, columns), np.int32), np.zeros((64, 8), np.float32)
+        if where == "simulator":
+            simulate(text, "arith", 1, 64, [xs, ys, fs, gs, out, fout])
+        else:
+            host.run_on_host(emit_cuda(parse_module(text)), PRELUDE, "arith", (1,), (64,),
+                             [xs, ys, fs, gs, out, fout])
+        results[where] = (out, fout)
+    sim, emitted_ = results["simulator"], results["host"]
+    # integer ops against exact formulas on Python ints, written here
+    expected = np.array([_int_reference(int(a), int(b), float(f)) for a, b, f in zip(xs, ys, fs)],
+                        dtype=np.int64)
+    integer_columns = list(range(len(INT_OPS) + 3)) + list(range(columns - 5, columns))
+    for column in integer_columns:
+        np.testing.assert_array_equal(emitted_[0][:, column], expected[:, column], err_msg=f"column {column}")
+    # comparisons, selects and float ops (NaN, -0, inf included) against the simulator
+    for column in range(len(INT_OPS) + 3, columns - 5):
+        np.testing.assert_array_equal(emitted_[0][:, column], sim[0][:, column], err_msg=f"column {column}")
+    np.testing.assert_array_equal(emitted_[1].view(np.int32), sim[1].view(np.int32))
+
+
+def _wrap(value: int) -> int:
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _int_reference(a: int, b: int, f: float) -> list[int]:
+    """The i32 results of INT_OPS, the shifts and the casts, by definition (None: not checked)."""
+    ua, ub, shift = a % 2**32, b % 2**32, b & 31
+    truncated = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    by_op = {"addi": a + b, "subi": a - b, "muli": a * b, "divsi": truncated, "divui": ua // ub,
+             "remsi": a - b * truncated, "remui": ua % ub, "floordivsi": a // b,
+             "ceildivsi": -((-a) // b), "maxsi": max(a, b), "minsi": min(a, b),
+             "maxui": max(ua, ub), "minui": min(ua, ub), "andi": a & b, "ori": a | b, "xori": a ^ b}
+    row = [_wrap(by_op[op]) for op in INT_OPS]
+    row += [_wrap(a << shift), a >> shift, _wrap(ua >> shift)]
+    row += [0] * (len(PREDICATES) + len(FLOAT_PREDICATES))  # compared with the simulator instead
+    low = a & 0xFFFF
+    row += [_wrap(a * a), low, (low ^ 0x8000) - 0x8000]
+    bits = int(np.array(f, np.float32).view(np.int32))
+    magnitude = min(abs(f), 100.0) if f == f else 100.0  # minnumf ignores a NaN
+    row += [_wrap(bits ^ a), int(magnitude)]
+    return row
