@@ -271,11 +271,14 @@ def layout_figure(layout: Any, shape: Any = None) -> tuple[Any, Drawing]:
     tallest = sum(max(p[0].shape[0], 1) for p in panels)
     cell = float(np.clip(14.0 / max(widest, tallest, 1), 0.16, 0.75))
     fig_w = max(4.0, widest * cell + 1.0)
-    fig_h = max(2.5, tallest * cell + 1.0 + 0.45 * len(panels))
+    title = _wrap(drawing.title, int(fig_w * 13))
+    title_h = 0.2 + 0.14 * (title.count("\n") + 1)
+    header = title_h + 0.35 + (0.2 if len(panels) > 1 else 0.0)  # title, tick labels, subtitle
+    fig_h = max(2.5, tallest * cell + 0.4 + header + 0.45 * (len(panels) - 1))
     fig = Figure(figsize=(fig_w, fig_h))
     # fixed margins (a layout engine would measure thousands of labels on every save)
     fig.subplots_adjust(left=0.6 / fig_w, right=1 - 0.2 / fig_w, bottom=0.2 / fig_h,
-                        top=1 - (0.75 + 0.25 * (len(panels) - 1)) / fig_h,
+                        top=1 - header / fig_h,
                         hspace=0.6 / max(tallest * cell / len(panels), 0.5))
     heights = [max(p[0].shape[0], 1) for p in panels]
     axes = fig.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
@@ -285,7 +288,7 @@ def layout_figure(layout: Any, shape: Any = None) -> tuple[Any, Drawing]:
         _draw_grid(ax, labels, colors, padding, cell, drawing.tensor_shape if is_tensor else None, owner)
         if len(panels) > 1:
             ax.set_title(subtitle, fontsize=9, loc="left")
-    fig.suptitle(_wrap(drawing.title, int(fig_w * 12)), fontsize=8, family="monospace")
+    fig.suptitle(title, fontsize=8, family="monospace", y=1 - 0.1 / fig_h, va="top")
     return fig, drawing
 
 
