@@ -29,7 +29,7 @@ import numpy as np
 
 from layoutkit.core.coords import affine
 from layoutkit.core.coords.transforms import Transform, _first_duplicate, _is_int
-from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
+from layoutkit.core.protocol import DISTRIBUTED_DIMS, LayoutBase, check_shape, out_dim_names
 from layoutkit.core.text import Cursor
 from layoutkit.errors import LayoutError, quote
 
@@ -60,7 +60,10 @@ class TransformMap(LayoutBase):
     upper_bounds: tuple[int, ...]
     lower_bounds: tuple[int, ...]
 
-    kind = "memory"
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        """``"distributed"`` when the upper dims are hardware dims (register, lane, ...)."""
+        return _kind(self.upper_names)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "transforms", tuple(self.transforms))
@@ -162,8 +165,7 @@ class TransformMap(LayoutBase):
         returns ``{"dim0": ..., ...}``.
         """
         if named:
-            values = [named.get(n, 0) for n in self.upper_names]
-            lower = self._apply(values)
+            lower = self._apply(_named_inputs(self, named))
             return dict(zip(out_dim_names(len(lower)), lower))
         if len(upper) != len(self.upper_bounds):
             raise LayoutError(f"transform_map: expected {len(self.upper_bounds)} upper coordinates "
@@ -234,6 +236,17 @@ class TransformMap(LayoutBase):
         return _to_linear_layout(self, shape)
 
 
+def _kind(upper_names: tuple[str, ...]) -> str:
+    return "distributed" if upper_names and set(upper_names) <= set(DISTRIBUTED_DIMS) else "memory"
+
+
+def _named_inputs(mapping: Any, named: dict[str, Any]) -> list[Any]:
+    unknown = [k for k in named if k not in mapping.upper_names]
+    if unknown:
+        raise LayoutError(f"apply: unknown upper dim {quote(unknown[0])} (upper dims: {', '.join(mapping.upper_names)})")
+    return [named.get(n, 0) for n in mapping.upper_names]
+
+
 def _to_linear_layout(mapping: Any, shape: Any):
     from layoutkit.core.linear import LinearLayout
 
@@ -277,7 +290,9 @@ class TransformChain(LayoutBase):
 
     maps: tuple[TransformMap, ...]
 
-    kind = "memory"
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return _kind(self.upper_names)
 
     def __post_init__(self) -> None:
         maps = tuple(self.maps)
@@ -323,7 +338,7 @@ class TransformChain(LayoutBase):
     def apply(self, *upper: Any, **named: Any) -> Any:
         """Lowest coordinates of ``upper`` through every map (ints or numpy arrays)."""
         if named:
-            values = [named.get(n, 0) for n in self.upper_names]
+            values = _named_inputs(self, named)
             return dict(zip(out_dim_names(len(self.lower_bounds)), self.apply(*values)))
         coords = tuple(upper)
         for m in self.maps:
