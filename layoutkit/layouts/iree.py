@@ -263,6 +263,10 @@ class NestedLayout(LayoutBase):
         register = np.asarray(hw.get("register", 0), dtype=np.int64)
         lane = np.asarray(hw.get("lane", 0), dtype=np.int64)
         warp = np.asarray(hw.get("warp", 0), dtype=np.int64)
+        for name, value, size in (("register", register, self.num_registers),
+                                  ("lane", lane, self.subgroup_size), ("warp", warp, self.num_subgroups)):
+            if value.size and (value.min() < 0 or value.max() >= size):
+                raise LayoutError(f"apply: {name} values must be in [0, {size}), got {quote(value.max() if value.max() >= size else value.min())}")
         # register digits, row-major over [batch..., outer..., element...]
         digits = []
         rest = register

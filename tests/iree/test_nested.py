@@ -188,6 +188,15 @@ def test_shapes():
         layout.table((64, 32))
 
 
+def test_apply_checks_ranges():
+    layout = layoutkit.parse_layout(SEED_TEXT)
+    for kwargs in ({"register": 32}, {"lane": 64}, {"warp": 2}, {"lane": np.array([-1, 0])}):
+        with pytest.raises(LayoutError, match="apply"):
+            layout.apply(**kwargs)
+    with pytest.raises(LayoutError, match="apply: unknown hardware dim"):
+        layout.apply(block=0)
+
+
 def test_owners_of_the_seed_layout():
     layout = layoutkit.parse_layout(SEED_TEXT, num_subgroups=4)
     owners = layout.owners((33, 4))
