@@ -12,14 +12,16 @@ bit ``i`` holds a tensor direction ``S[i]``; the bits are, from the lowest:
 1. *vector* bits: directions held in registers of both layouts (one vector serves both
    sides), then optionally extra register directions of one side only (that side gets a
    wider vector, the other walks across it with its lanes);
-2. *bank* bits (as many as a 128-byte wavefront has slots for the wider access): the
-   lane directions of one phase of the stores ``P`` and of the loads ``Q``. Their common part
-   ``P & Q`` and a basis ``p_i`` of the rest of ``P`` go here; every remaining ``q_i`` of ``Q``
-   is paired with a ``p_i`` and ``p_i ^ q_i`` goes to the high bits, so that both ``p_i`` and
-   ``q_i = p_i ^ (p_i ^ q_i)`` have a non-zero bank part: distinct lanes of a phase land in
-   distinct banks on both sides;
-3. the remaining directions, register directions common to both layouts highest (so that
-   splitting the scratch into repetitions splits every thread's work evenly).
+2. *bank* bits: as many as a 128-byte wavefront has slots for the wider access;
+3. *high* bits ``H``. A warp request is conflict-free when the lanes of a phase land in
+   distinct bank slots, i.e. when the span of the lane directions of a phase (``P`` for the
+   stores, ``Q`` for the loads) meets the span of the bits outside that side's bank window
+   (its vector bits and ``H``) only in 0. ``H`` is grown one direction at a time, each
+   independent of (vector bits + ``H`` + ``P``) and of (vector bits + ``H`` + ``Q``): first
+   register directions common to both layouts (placed highest, so that splitting the
+   scratch into repetitions splits every thread's work evenly), then ``p ^ q`` pairs (Triton's
+   trick: both ``p`` and ``q = p ^ (p ^ q)`` then keep a bank component), then unit
+   directions. The bank bits complete the basis.
 
 Layouts that are not linear (non-power-of-two shapes, tables) get a search over row-major
 orders with padding (``pad`` elements after every ``interval``). Every candidate is scored by
@@ -177,32 +179,43 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str)
     slot_bits = _log2(WAVEFRONT_BYTES // wide_bytes)
     bytes_a = wide_bytes if extra == "store" else narrow_bytes
     bytes_b = wide_bytes if extra == "load" else narrow_bytes
-    phase_a = _log2(lanes_per_phase(bytes_a))
-    phase_b = _log2(lanes_per_phase(bytes_b))
-    extra_dirs = widened[len(vector):]
-    # lane directions a phase must spread over banks, minus those the extra vector bits spread
-    need_a = _complement(extra_dirs, lanes_a[:phase_a]) if extra == "load" else _basis(lanes_a[:phase_a])
-    need_b = _complement(extra_dirs, lanes_b[:phase_b]) if extra == "store" else _basis(lanes_b[:phase_b])
-    both = _intersection(need_a, need_b)
-    only_a = _complement(both, need_a)
-    only_b = _complement(both, need_b)
-    bank = both + only_a + only_b[len(only_a):]
-    paired = [p ^ q for p, q in zip(only_a, only_b)]
-    elim = gf2.Elimination()
-    low = [v for v in widened if elim.add(v)]
-    bank = [v for v in bank[:slot_bits] if elim.add(v)]
-    high = [v for v in paired if elim.add(v)]
+    phase_a = _basis(lanes_a[: _log2(lanes_per_phase(bytes_a))])
+    phase_b = _basis(lanes_b[: _log2(lanes_per_phase(bytes_b))])
+    # outside a side's bank window: its own vector bits and the high bits H. Each side's
+    # phase lanes must meet span(vector bits + H) only in 0, so H grows one direction at a
+    # time, each independent of (vector bits + H + that side's phase lanes), for both sides.
+    below_a = widened if extra == "store" else vector
+    below_b = widened if extra == "load" else vector
+    side_a, side_b = gf2.Elimination(), gf2.Elimination()
+    for v in below_a + phase_a:
+        side_a.add(v)
+    for v in below_b + phase_b:
+        side_b.add(v)
+    basis = gf2.Elimination()
+    low = [v for v in widened if basis.add(v)]
+    high_count = max(0, nbits - len(low) - slot_bits)
     units = [1 << j for j in range(nbits)]
-    rest_common = [v for v in _complement(widened, common) if v]
-    fill = [v for v in units if v not in rest_common]
-    while len(bank) < slot_bits and len(low) + len(bank) + len(high) < nbits:
-        added = next((v for v in fill if elim.add(v)), None)
-        if added is None:
+    rest_common = _complement(widened, common)
+    pool = rest_common + [p ^ q for p in phase_a for q in phase_b] + units
+    pool += [u ^ p for u in units for p in phase_a + phase_b]
+    high: list[int] = []
+    for h in pool:
+        if len(high) == high_count:
             break
-        bank.append(added)
-    top = [v for v in fill + rest_common if elim.add(v)]
-    tail = [v for v in top if v not in rest_common] + [v for v in top if v in rest_common]
-    return low + bank + high + tail
+        if side_a.express(h) is None and side_b.express(h) is None and basis.express(h) is None:
+            side_a.add(h)
+            side_b.add(h)
+            basis.add(h)
+            high.append(h)
+    bank: list[int] = []
+    for u in units:
+        if len(bank) == slot_bits:
+            break
+        if basis.add(u):
+            bank.append(u)
+    # a short H (no conflict-free choice) is completed by units; evaluation scores the result
+    high += [u for u in units if basis.add(u)]
+    return low + bank + high[::-1]
 
 
 def linear_scratch(directions: list[int], shape: tuple[int, ...]) -> ScratchLayout:
