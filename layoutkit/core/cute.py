@@ -256,11 +256,16 @@ class Layout:
     @cached_property
     def offsets(self) -> np.ndarray:
         """All offsets in index order: ``offsets[i] == L(i)`` (read-only int64 array)."""
+        out = self.all_offsets()
+        out.flags.writeable = False
+        return out
+
+    def all_offsets(self) -> np.ndarray:
+        """A new array of every offset in index order (an outer sum, one numpy op per mode)."""
         out = np.zeros(1, dtype=np.int64)
         for s, d in zip(self.flat_shape, self.flat_stride):
             out = (np.arange(s, dtype=np.int64) * d)[:, None] + out[None, :]
             out = out.reshape(-1)
-        out.flags.writeable = False
         return out
 
     def is_injective(self) -> bool:

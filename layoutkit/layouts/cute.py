@@ -157,6 +157,20 @@ class ThreadValueLayout(LayoutBase):
             index = index // extent
         return coords
 
+    def table(self, shape: Any = None) -> np.ndarray:
+        """``table()[register, lane, warp]`` = the tensor coordinates (one numpy pass over
+        the layout's offsets, which are in ``thread + threads * value`` order)."""
+        dims = self.hardware_dims(shape)
+        index = self.layout.all_offsets().reshape(dims["register"], dims["warp"], dims["lane"])
+        index = index.transpose(0, 2, 1)
+        out = np.empty(index.shape + (len(self.shape),), dtype=np.int64)
+        for k, extent in enumerate(self.shape):
+            if k == len(self.shape) - 1:
+                out[..., k] = index
+            else:
+                index, out[..., k] = np.divmod(index, extent)
+        return out
+
     def to_linear_layout(self, shape: Any = None):
         """The :class:`~layoutkit.core.linear.LinearLayout` (in dims register, lane, warp),
         when every size is a power of two and the map is linear over F2."""

@@ -104,3 +104,28 @@ def test_apply_checks_inputs():
         tv.apply(block=0)
     with pytest.raises(LayoutError, match="covers"):
         tv.table((8, 16))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["((32,(2,4)),(4,64)):((4,(128,16384)),(1,256)) over 256x256",
+     "((2,4),(2,3)):((12,1),(0,4)) over 3x4x2",
+     "(4,3):(3,1) over 12"],
+)
+def test_table_agrees_with_apply(text):
+    tv = parse_layout(text)
+    dims = tv.hardware_dims()
+    tab = tv.table()
+    grids = np.indices(tuple(dims.values()))
+    coords = tv.apply(**dict(zip(dims, grids)))
+    for k in range(len(tv.shape)):
+        assert np.array_equal(tab[..., k], coords[f"dim{k}"])
+    # and against the definition, element by element for a sample
+    layout, threads = tv.layout, tv.num_threads
+    for reg, lane, warp in [(0, 0, 0), (dims["register"] - 1, dims["lane"] - 1, dims["warp"] - 1), (1, 2, 0)]:
+        index = layout(lane + dims["lane"] * warp + threads * reg)
+        expected = []
+        for extent in tv.shape:
+            expected.append(index % extent)
+            index //= extent
+        assert tab[reg, lane, warp].tolist() == expected
