@@ -250,7 +250,11 @@ class _Emitter:
                 if digits[i] == 0 and not carry_possible:
                     continue
                 c = self.op("ge", new[i], p[i])
-                new[i] = self.op("select", c, self.op("sub", new[i], p[i]), new[i])
+                if digits[i] + (1 if carry_possible else 0) <= 1:
+                    wrapped: Value = 0  # stepped by at most one: an overflow lands exactly on L
+                else:
+                    wrapped = self.op("sub", new[i], p[i])
+                new[i] = self.op("select", c, wrapped, new[i])
                 new[i - 1] = self.op("add", new[i - 1], c)
                 carry_possible = not isinstance(c, int) or c == 1
             return new, [None] * len(new)
