@@ -104,3 +104,12 @@ def test_bad_fields_name_the_field(text, field):
     with pytest.raises(LayoutError) as info:
         CGALayout.from_fields(Fields(parse_attribute(text), "blocked"), 2)
     assert field in str(info.value)
+
+
+@pytest.mark.parametrize("module", ["common", "cga", "blocked", "mma", "amd", "linear"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"layoutkit.layouts.triton.{module}"))
+    assert result.attempted > 0 and result.failed == 0
