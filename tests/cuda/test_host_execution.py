@@ -224,3 +224,59 @@ def _int_reference(a: int, b: int, f: float) -> list[int]:
     magnitude = min(abs(f), 100.0) if f == f else 100.0  # minnumf ignores a NaN
     row += [_wrap(bits ^ a), int(magnitude)]
     return row
+
+
+def test_while_loop_with_thread_dependent_trip_counts(host):
+    from layoutkit import simulate
+
+    # Collatz steps of n = global thread id + 1, and the pair (a, b) -> (b, a + b) swapped
+    # through the loop: Fibonacci numbers mod 2**32, all counted by a scf.while
+    text = """module {
+  gpu.module @m {
+    gpu.func @collatz(%steps: memref<128xi32>, %fib: memref<128xi32>) kernel {
+      %t = gpu.thread_id x
+      %ti = arith.index_cast %t : index to i32
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      %c3 = arith.constant 3 : i32
+      %n0 = arith.addi %ti, %c1 : i32
+      %r:4 = scf.while (%n = %n0, %k = %c0, %a = %c0, %b = %c1) : (i32, i32, i32, i32) -> (i32, i32, i32, i32) {
+        %more = arith.cmpi ne, %n, %c1 : i32
+        scf.condition(%more) %n, %k, %a, %b : i32, i32, i32, i32
+      } do {
+      ^bb0(%n2: i32, %k2: i32, %a2: i32, %b2: i32):
+        %half = arith.divui %n2, %c2 : i32
+        %odd = arith.remui %n2, %c2 : i32
+        %is_odd = arith.cmpi eq, %odd, %c1 : i32
+        %triple = arith.muli %n2, %c3 : i32
+        %up = arith.addi %triple, %c1 : i32
+        %next = arith.select %is_odd, %up, %half : i32
+        %k3 = arith.addi %k2, %c1 : i32
+        %s = arith.addi %a2, %b2 : i32
+        scf.yield %next, %k3, %b2, %s : i32, i32, i32, i32
+      }
+      memref.store %r#1, %steps[%t] : memref<128xi32>
+      memref.store %r#2, %fib[%t] : memref<128xi32>
+      gpu.return
+    }
+  }
+}"""
+    source = emit_cuda(parse_module(text))
+    assert "while (true) {" in source and "break;" in source
+    steps, fib = np.zeros(128, np.int32), np.zeros(128, np.int32)
+    host.run_on_host(source, PRELUDE, "collatz", (1,), (128,), [steps, fib])
+    expected_steps, expected_fib = [], []
+    for n in range(1, 129):
+        k, a, b = 0, 0, 1
+        while n != 1:
+            n = 3 * n + 1 if n % 2 else n // 2
+            k, a, b = k + 1, b, (a + b) % 2**32
+        expected_steps.append(k)
+        expected_fib.append((a + 2**31) % 2**32 - 2**31)
+    np.testing.assert_array_equal(steps, expected_steps)
+    np.testing.assert_array_equal(fib, expected_fib)
+    steps_sim, fib_sim = np.zeros(128, np.int32), np.zeros(128, np.int32)
+    simulate(text, "collatz", 1, 128, [steps_sim, fib_sim])
+    np.testing.assert_array_equal(steps, steps_sim)
+    np.testing.assert_array_equal(fib, fib_sim)

@@ -562,7 +562,10 @@ class _FunctionEmitter:
         if name == "arith.bitcast":
             return _bitcast(args[0], t0, rtype)
         if name.startswith("math."):
-            return down(_math_expr(op, [up(i) for i in range(len(args))], t0))
+            expr = _math_expr(op, [up(i) for i in range(len(args))], t0)
+            if expr is None:
+                raise self.error(op, "not supported by the CUDA backend")
+            return expr if op.name == "math.absi" else down(expr)
         raise self.error(op, "not supported by the CUDA backend")
 
 
@@ -587,7 +590,7 @@ def _bitcast(arg: str, source: Scalar, target: Scalar) -> str:
     return f"({target.c}){_paren(arg)}"
 
 
-def _math_expr(op: Any, args: list[str], t: Scalar) -> str:
+def _math_expr(op: Any, args: list[str], t: Scalar) -> str | None:
     fn = op.name.split(".", 1)[1]
     suffix = "" if t.bits == 64 else "f"
     if fn == "absi":
@@ -600,7 +603,7 @@ def _math_expr(op: Any, args: list[str], t: Scalar) -> str:
              "atan2": "atan2", "sinh": "sinh", "cosh": "cosh", "asin": "asin", "acos": "acos",
              "cbrt": "cbrt"}
     if fn not in names:
-        raise LayoutError(f"{op.name}: not supported by the CUDA backend")
+        return None
     return f"{names[fn]}{suffix}({', '.join(args)})"
 
 
@@ -887,9 +890,9 @@ def _h_broadcast(self: _FunctionEmitter, op: Any) -> None:
 
 
 def _h_shape_cast(self: _FunctionEmitter, op: Any) -> None:
+    """Same elements, another shape: a ``Vec`` of the same length, copied."""
     rtype = value_type(op.results[0].type)
-    self.define(op.results[0], f"{rtype.c}{{{self.expr(op.operands[0])}}}" if False else
-                f"*reinterpret_cast<const {rtype.c}*>(&{self.expr(op.operands[0])})")
+    self.define(op.results[0], f"*reinterpret_cast<const {rtype.c}*>(&{self.expr(op.operands[0])})")
 
 
 def _h_reduction(self: _FunctionEmitter, op: Any) -> None:
@@ -1058,21 +1061,73 @@ def _h_for(self: _FunctionEmitter, op: Any) -> None:
     self.depth += 1
     for inner in block.ops:
         if inner.name == "scf.yield":
-            yielded = [self.expr(v) for v in inner.operands]
-            changes = [(n, y) for n, y in zip(carried, yielded) if n != y]
-            if len(changes) > 1 and any(y in {n for n, _ in changes} for _, y in changes):
-                temps = []
-                for (n, y), arg in zip(changes, carried_args):
-                    temp = self.fresh(f"next_{n}")
-                    self.emit(f"const {c_type(arg.type)} {temp} = {y};")
-                    temps.append((n, temp))
-                changes = temps
-            for n, y in changes:
-                self.emit(f"{n} = {y};")
+            self._assign_carried(carried, list(carried_args), [self.expr(v) for v in inner.operands])
         else:
             self.op(inner)
     self.depth -= 1
     self.emit("}")
+
+
+def _h_while(self: _FunctionEmitter, op: Any) -> None:
+    """``scf.while``: a ``while (true)`` loop that leaves when the condition is false.
+
+    The before-region's arguments are loop-carried locals, the values ``scf.condition``
+    forwards are the loop's results (and the after-region's arguments)."""
+    before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    carried = []
+    for arg, init in zip(before.args, op.operands):
+        name = self.name_of(arg, "carried")
+        self.emit(f"{c_type(arg.type)} {name} = {self.expr(init)};")
+        self.exprs[arg] = name
+        carried.append(name)
+    results = []
+    for result, arg in zip(op.results, after.args):
+        name = self.name_of(arg if getattr(arg, "name_hint", None) else result)
+        self.emit(f"{c_type(result.type)} {name};")
+        self.exprs[result] = name
+        self.exprs[arg] = name
+        results.append(name)
+    self.emit("while (true) {")
+    self.depth += 1
+    for inner in before.ops:
+        if inner.name == "scf.condition":
+            condition, *forwarded = (self.expr(v) for v in inner.operands)
+            for name, value in zip(results, forwarded):
+                if name != value:
+                    self.emit(f"{name} = {value};")
+            self.emit(f"if (!{_paren(condition)}) break;")
+        else:
+            self.op(inner)
+    for inner in after.ops:
+        if inner.name == "scf.yield":
+            self._assign_carried(carried, list(before.args), [self.expr(v) for v in inner.operands])
+        else:
+            self.op(inner)
+    self.depth -= 1
+    self.emit("}")
+
+
+def _assign_carried(self: _FunctionEmitter, carried: list[str], args: list[Any], yielded: list[str]) -> None:
+    """``carried[i] = yielded[i]`` for all i at once (through temporaries when they overlap)."""
+    changes = [(n, y, a) for n, y, a in zip(carried, yielded, args) if n != y]
+    targets = {n for n, _, _ in changes}
+    if len(changes) > 1 and any(re.search(rf"\b{re.escape(t)}\b", y) for _, y, _ in changes for t in targets):
+        staged = []
+        for n, y, a in changes:
+            temp = self.fresh(f"next_{n}")
+            self.emit(f"const {c_type(a.type)} {temp} = {y};")
+            staged.append((n, temp, a))
+        changes = staged
+    for n, y, _ in changes:
+        self.emit(f"{n} = {y};")
+
+
+_FunctionEmitter._assign_carried = _assign_carried  # type: ignore[attr-defined]
+
+
+def _h_vector_bitcast(self: _FunctionEmitter, op: Any) -> None:
+    rtype = value_type(op.results[0].type)
+    self.define(op.results[0], f"*reinterpret_cast<const {rtype.c}*>(&{self.expr(op.operands[0])})")
 
 
 _HANDLERS = {
@@ -1112,6 +1167,8 @@ _HANDLERS = {
     "vector.fma": lambda self, op: self.elementwise(_Renamed(op, "math.fma")),
     "scf.if": _h_if,
     "scf.for": _h_for,
+    "scf.while": _h_while,
+    "vector.bitcast": _h_vector_bitcast,
 }
 
 
