@@ -97,3 +97,12 @@ def test_bad_text_names_the_field(text, field):
     with pytest.raises(LayoutError) as info:
         layoutkit.parse_layout(text)
     assert field in str(info.value)
+
+
+def test_cga_of_a_linear_layout_is_the_blocked_one():
+    blocked = layoutkit.parse_layout(
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], "
+        "CTAsPerCGA = [2, 2], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>")
+    enc = LinearEncoding.from_linear_layout(blocked.to_linear_layout((64, 32)))
+    assert enc.cga == blocked.cga
+    assert enc.to_linear_layout((64, 32)) == blocked.to_linear_layout((64, 32))

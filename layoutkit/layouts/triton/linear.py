@@ -123,6 +123,27 @@ class LinearEncoding(DistributedEncoding):
         return Draft.from_bases(self.rank, self._bases, range(self.rank)).sizes
 
     @cached_property
+    def cga(self):
+        """The CGA layout: the block bases in units of one CTA's share of ``layout_shape``
+        (Triton's ``linearToCGAEncodingAttr``)."""
+        from layoutkit.layouts.triton.cga import CGALayout
+
+        split = [1] * self.rank
+        for basis in self.block:
+            for d, v in enumerate(basis):
+                if v:
+                    split[d] *= 2
+        cta_shape = [s // p for s, p in zip(self.layout_shape, split)]
+        bases = []
+        for basis in self.block:
+            if any(v % c for v, c in zip(basis, cta_shape)):
+                raise LayoutError(
+                    f"block: basis {quote(list(basis))} does not move by whole CTA tiles {quote(cta_shape)}"
+                )
+            bases.append(tuple(v // c for v, c in zip(basis, cta_shape)))
+        return CGALayout(tuple(bases), self.rank)
+
+    @cached_property
     def order(self) -> tuple[int, ...]:
         """Dims in the order the register bases first move along them, then the others from
         the last dim down (Triton's ``LinearEncodingAttr::getOrder``)."""
