@@ -740,7 +740,7 @@ def _check_composition(a: Layout, b: Layout, result: Layout) -> None:
     if not np.array_equal(result.offsets, direct):
         i = int(np.argmax(result.offsets != direct))
         raise LayoutError(
-            f"composition: {quote(a)} o {quote(b)} is not a layout of {quote(b)}'s shape: "
+            f"composition: {quote(a)} o {quote(b)} is not a layout with the shape of {quote(b)}: "
             f"the modes of {quote(b)} do not add up inside {quote(a)} (at index {i}, a(b(i)) = "
             f"{int(direct[i])} but the sum over the modes gives {int(result.offsets[i])})"
         )
@@ -751,7 +751,7 @@ def _compose_by_fit(a: Layout, s: int, d: int) -> Layout:
     ``[0, s)`` if one exists, else a LayoutError."""
     reason = (
         f"composition: {quote(a)} o {quote(f'{s}:{d}')} is not a layout (stride {d} and shape {s} "
-        f"do not divide {quote(a)}'s modes"
+        f"do not divide the modes of {quote(a)}"
     )
     if s > _FIT_LIMIT:
         raise LayoutError(reason + ")")
