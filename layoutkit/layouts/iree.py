@@ -267,6 +267,18 @@ class NestedLayout(LayoutBase):
                                   ("lane", lane, self.subgroup_size), ("warp", warp, self.num_subgroups)):
             if value.size and (value.min() < 0 or value.max() >= size):
                 raise LayoutError(f"apply: {name} values must be in [0, {size}), got {quote(value.max() if value.max() >= size else value.min())}")
+        out = self._coordinates(register, lane, warp)
+        full = np.broadcast_shapes(register.shape, lane.shape, warp.shape)
+        if not arrays:
+            return {name: int(c) for name, c in out.items()}
+        return {name: np.array(np.broadcast_to(c, full), dtype=np.int64) for name, c in out.items()}
+
+    def _coordinates(self, register: np.ndarray, lane: np.ndarray, warp: np.ndarray) -> dict[str, Any]:
+        """The coordinates, as a register part plus a thread part (they broadcast together):
+
+        ``coord = vsg*(B*O*T*E) + b*(O*T*E) + o*(T*E) + vt*E + e`` -- the nested formula
+        ``((((vsg*B + b)*O + o)*T + vt)*E + e)`` multiplied out.
+        """
         # register digits, row-major over [batch..., outer..., element...]
         digits = []
         rest = register
@@ -278,14 +290,30 @@ class NestedLayout(LayoutBase):
         thread_id = warp * self.subgroup_size + lane
         out = {}
         for d, name in enumerate(out_dim_names(rank)):
+            sg, batch, outer, thread, element = self.packed_shape(d)
             b, o, e = digits[d], digits[rank + d], digits[2 * rank + d]
-            vsg = (warp // self.subgroup_strides[d]) % self.subgroup_tile[d] if self.subgroup_strides[d] else 0
-            vt = (thread_id // self.thread_strides[d]) % self.thread_tile[d] if self.thread_strides[d] else 0
-            coord = (((vsg * self.batch_tile[d] + b) * self.outer_tile[d] + o)
-                     * self.thread_tile[d] + vt) * self.element_tile[d] + e
-            coord = np.broadcast_to(coord, np.broadcast_shapes(register.shape, lane.shape, warp.shape))
-            out[name] = coord.astype(np.int64) if arrays else int(coord)
+            register_part = (b * outer + o) * (thread * element) + e
+            thread_part = 0
+            if self.subgroup_strides[d]:
+                thread_part = ((warp // self.subgroup_strides[d]) % sg) * (batch * outer * thread * element)
+            if self.thread_strides[d]:
+                thread_part = thread_part + ((thread_id // self.thread_strides[d]) % thread) * element
+            out[name] = register_part + thread_part
         return out
+
+    def table(self, shape: Any = None) -> np.ndarray:
+        """``table()[register, lane, warp] = (dim0, dim1, ...)``, built from a register part
+        and a thread part that broadcast together (one full-size add per dim)."""
+        self.tensor_shape(shape)
+        sizes = (self.num_registers, self.subgroup_size, self.num_subgroups)
+        register = np.arange(sizes[0], dtype=np.int64)[:, None, None]
+        lane = np.arange(sizes[1], dtype=np.int64)[None, :, None]
+        warp = np.arange(sizes[2], dtype=np.int64)[None, None, :]
+        coords = self._coordinates(register, lane, warp)
+        table = np.empty(sizes + (self.rank,), dtype=np.int64)
+        for d, name in enumerate(out_dim_names(self.rank)):
+            table[..., d] = coords[name]
+        return table
 
     def thread_elements(self, lane: int, warp: int = 0) -> np.ndarray:
         """The coordinates a thread holds, one row per register: shape ``(registers, rank)``."""
