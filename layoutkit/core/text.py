@@ -237,15 +237,21 @@ def parse_aliases(text: str) -> dict[str, Attribute]:
     """Read ``#name = #attr<...>`` definition lines (as in a .ttgir file), in order.
 
     Lines that are not alias definitions are ignored; a definition may use earlier aliases.
+    A definition outside the generic grammar (a ``#rock.transform_map`` with its
+    ``affine_map<...>``) is kept as raw text, for its family's own parser to read when used.
     """
     aliases: dict[str, Attribute] = {}
     for line in text.splitlines():
         m = _ALIAS_LINE.match(line)
         if m is None or not m.group(2).startswith("#"):
             continue
-        cursor = Cursor(m.group(2), aliases)
-        value = cursor.attribute()
-        cursor.expect_end()
+        try:
+            cursor = Cursor(m.group(2), aliases)
+            value = cursor.attribute()
+            cursor.expect_end()
+        except LayoutError:
+            name = re.match(r"#([\w.$]*)", m.group(2)).group(1)  # type: ignore[union-attr]
+            value = Attribute(name, None, m.group(2))
         aliases[m.group(1)] = value
     return aliases
 
