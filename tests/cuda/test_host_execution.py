@@ -280,3 +280,42 @@ def test_while_loop_with_thread_dependent_trip_counts(host):
     simulate(text, "collatz", 1, 128, [steps_sim, fib_sim])
     np.testing.assert_array_equal(steps, steps_sim)
     np.testing.assert_array_equal(fib, fib_sim)
+
+
+def test_vector_accesses_of_every_width(host):
+    # 3 x f32 (no wide type: element by element), a strided view (element by element with its
+    # stride), and 16-byte accesses, all against numpy
+    text = """module {
+  gpu.module @m {
+    gpu.func @k(%x: memref<64x12xf32>, %y: memref<64x12xf32>, %z: memref<64x16xf16>, %w: memref<64x16xf16>) kernel {
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c3 = arith.constant 3 : index
+      %c8 = arith.constant 8 : index
+      %v3 = vector.load %x[%t, %c3] : memref<64x12xf32>, vector<3xf32>
+      %two = arith.constant dense<2.0> : vector<3xf32>
+      %d3 = arith.mulf %v3, %two : vector<3xf32>
+      vector.store %d3, %y[%t, %c0] : memref<64x12xf32>, vector<3xf32>
+      %col = memref.subview %x[0, 5] [64, 1] [1, 1] : memref<64x12xf32> to memref<64x1xf32, strided<[12, 1], offset: 5>>
+      %row = memref.subview %x[0, 0] [1, 12] [1, 1] : memref<64x12xf32> to memref<1x12xf32, strided<[12, 1]>>
+      %h = vector.load %z[%t, %c8] : memref<64x16xf16>, vector<8xf16>
+      %h2 = arith.addf %h, %h : vector<8xf16>
+      vector.store %h2, %w[%t, %c0] : memref<64x16xf16>, vector<8xf16>
+      %e = memref.load %col[%t, %c0] : memref<64x1xf32, strided<[12, 1], offset: 5>>
+      %f = memref.load %row[%c0, %c3] : memref<1x12xf32, strided<[12, 1]>>
+      %g = arith.addf %e, %f : f32
+      memref.store %g, %y[%t, %c8] : memref<64x12xf32>
+      gpu.return
+    }
+  }
+}"""
+    source = emit_cuda(parse_module(text))
+    assert "load_vector<uint4, f16_t, 8>" in source and "load_vector<float" not in source
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((64, 12)).astype(np.float32)
+    z = rng.standard_normal((64, 16)).astype(np.float16)
+    y, w = np.zeros((64, 12), np.float32), np.zeros((64, 16), np.float16)
+    host.run_on_host(source, PRELUDE, "k", (1,), (64,), [x, y, z, w])
+    np.testing.assert_array_equal(y[:, 0:3], x[:, 3:6] * 2)
+    np.testing.assert_array_equal(y[:, 8], x[:, 5] + x[0, 3])
+    np.testing.assert_array_equal(w[:, 0:8], z[:, 8:16] + z[:, 8:16])

@@ -798,20 +798,31 @@ def _wide_type(vtype: VectorT) -> str | None:
     return {2: "unsigned short", 4: "unsigned", 8: "uint2", 16: "uint4"}.get(total)
 
 
+def _vector_access(self: _FunctionEmitter, op: Any, view: View, indices: list[str], vtype: VectorT):
+    """(wide C type or None, address of element 0, element expression for lane ``el``)."""
+    if len(vtype.shape) != 1:
+        raise self.error(op, f"only 1-D vector loads and stores are supported, got {quote(vtype.c)}")
+    if not indices:
+        raise self.error(op, "a vector access needs at least one index")
+    contiguous = view.info.strides[-1] == 1
+    index = self.fresh("el")
+    shifted = [*indices[:-1], f"{_paren(indices[-1])} + {index}" if indices[-1] != "0" else index]
+    wide = _wide_type(vtype) if contiguous else None
+    return wide, "&" + view.element(indices), view.element(shifted), index
+
+
 def _h_vector_load(self: _FunctionEmitter, op: Any) -> None:
     view = self.view(op.operands[0], op)
     vtype = value_type(op.results[0].type)
     indices = [self.expr(v) for v in op.operands[1:]]
-    address = "&" + view.element(indices)
-    wide = _wide_type(vtype)
+    wide, address, element, index = _vector_access(self, op, view, indices, vtype)
     if wide is not None:
         self.define(op.results[0], f"load_vector<{wide}, {vtype.element.c}, {vtype.count}>({address})")
         return
     name = self.name_of(op.results[0])
-    index = self.fresh("el")
     self.emit(f"{vtype.c} {name};")
     self.emit("#pragma unroll")
-    self.emit(f"for (int {index} = 0; {index} < {vtype.count}; ++{index}) {name}[{index}] = ({address})[{index}];")
+    self.emit(f"for (int {index} = 0; {index} < {vtype.count}; ++{index}) {name}[{index}] = {element};")
     self.exprs[op.results[0]] = name
 
 
@@ -820,14 +831,12 @@ def _h_vector_store(self: _FunctionEmitter, op: Any) -> None:
     vtype = value_type(op.operands[0].type)
     view = self.view(op.operands[1], op)
     indices = [self.expr(v) for v in op.operands[2:]]
-    address = "&" + view.element(indices)
-    wide = _wide_type(vtype)
+    wide, address, element, index = _vector_access(self, op, view, indices, vtype)
     if wide is not None:
         self.emit(f"store_vector<{wide}>({address}, {value});")
         return
-    index = self.fresh("el")
     self.emit("#pragma unroll")
-    self.emit(f"for (int {index} = 0; {index} < {vtype.count}; ++{index}) ({address})[{index}] = {value}[{index}];")
+    self.emit(f"for (int {index} = 0; {index} < {vtype.count}; ++{index}) {element} = {value}[{index}];")
 
 
 def _positions(self: _FunctionEmitter, op: Any, dynamic: list[Any]) -> list[str]:
