@@ -26,6 +26,7 @@ from layoutkit.core.cute import (
     filter,
     fit_layout,
     flat_divide,
+    flat_product,
     flatten,
     left_inverse,
     logical_divide,
@@ -45,7 +46,7 @@ from layoutkit.layouts.cute import ThreadValueLayout, parse_text
 
 __all__ = [
     "ComposedLayout", "Layout", "Swizzle", "ThreadValueLayout", "as_layout", "blocked_product",
-    "coalesce", "complement", "composition", "filter", "fit_layout", "flat_divide", "flatten",
+    "coalesce", "complement", "composition", "filter", "fit_layout", "flat_divide", "flat_product", "flatten",
     "left_inverse", "logical_divide", "logical_product", "make_layout", "parse", "parse_text",
     "parse_tiler", "product", "raked_product", "right_inverse", "tiled_divide", "tiled_product",
     "zipped_divide", "zipped_product",

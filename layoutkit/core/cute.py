@@ -1012,6 +1012,11 @@ def tiled_product(layout: Any, tiler: Any) -> Any:
     return _unpack(zipped_product(layout, tiler), unpack_tile=False)
 
 
+def flat_product(layout: Any, tiler: Any) -> Any:
+    """``(layout0, layout1, ..., rest0, rest1, ...)``: zipped_product with both modes unpacked."""
+    return _unpack(zipped_product(layout, tiler), unpack_tile=True)
+
+
 def _zip_product(layout: Any, tiler: Any, block_first: bool) -> Any:
     layout = as_layout(layout)
     if isinstance(layout, ComposedLayout):
@@ -1152,7 +1157,7 @@ def _parse_int_tuple(cur: Any, depth: int) -> IntTuple:
 
 __all__ = [
     "ComposedLayout", "Layout", "Swizzle", "as_layout", "blocked_product", "coalesce",
-    "complement", "composition", "filter", "fit_layout", "flat_divide", "flatten",
+    "complement", "composition", "filter", "fit_layout", "flat_divide", "flat_product", "flatten",
     "left_inverse", "logical_divide", "logical_product", "make_layout", "parse", "parse_tiler",
     "product", "raked_product", "right_inverse", "tiled_divide", "tiled_product",
     "zipped_divide", "zipped_product",

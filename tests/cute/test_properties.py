@@ -17,6 +17,7 @@ from layoutkit.cute import (
     composition,
     filter,
     flat_divide,
+    flat_product,
     left_inverse,
     logical_divide,
     logical_product,
@@ -25,7 +26,9 @@ from layoutkit.cute import (
     raked_product,
     right_inverse,
     tiled_divide,
+    tiled_product,
     zipped_divide,
+    zipped_product,
 )
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -415,3 +418,43 @@ def test_by_mode_tilers_equal_mode_by_mode_results(case):
             for k, t in enumerate(tiler):
                 t = Layout(t) if isinstance(t, int) else t
                 assert table(op(a, tiler)[k]) == [ref(modes[k], ref(t, i)) for i in range(t.size)]
+
+
+@SETTINGS
+@given(rank2_with_tiler())
+def test_zipped_divide_tile_is_the_composition(case):
+    """02_layout_algebra.md: layout<0>(zipped_divide(a, b)) == composition(a, b)."""
+    a, tiler = case
+    try:
+        z = zipped_divide(a, tiler)
+    except LayoutError:
+        return
+    assert z[0] == composition(a, tiler)
+
+
+@st.composite
+def rank2_product_cases(draw):
+    a = Layout((draw(st.integers(1, 3)), draw(st.integers(1, 3))), (1, draw(st.integers(3, 6))))
+    tiler = (Layout(draw(st.integers(1, 3))), Layout(draw(st.integers(1, 3))))
+    return a, tiler
+
+
+@SETTINGS
+@given(rank2_product_cases())
+def test_product_family_rearranges_logical_product(case):
+    a, tiler = case
+    try:
+        lp = logical_product(a, tiler)
+    except LayoutError:
+        return
+    zp, tp, fp = zipped_product(a, tiler), tiled_product(a, tiler), flat_product(a, tiler)
+    (m0, t0), (m1, t1) = [(m[0].size, m[1].size) for m in lp.modes()]
+    modes = a.modes()
+    for i0, i1, j0, j1 in itertools.product(range(m0), range(m1), range(t0), range(t1)):
+        rest0 = complement(modes[0], modes[0].size * tiler[0].cosize)
+        rest1 = complement(modes[1], modes[1].size * tiler[1].cosize)
+        expected = ref(modes[0], i0) + ref(rest0, ref(tiler[0], j0)) + ref(modes[1], i1) + ref(rest1, ref(tiler[1], j1))
+        assert lp(((i0, j0), (i1, j1))) == expected
+        assert zp(((i0, i1), (j0, j1))) == expected
+        assert tp(((i0, i1), j0, j1)) == expected
+        assert fp((i0, i1, j0, j1)) == expected

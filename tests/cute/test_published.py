@@ -19,9 +19,11 @@ from layoutkit.cute import (
     composition,
     left_inverse,
     logical_divide,
+    logical_product,
     parse,
     raked_product,
     right_inverse,
+    zipped_divide,
 )
 
 
@@ -224,3 +226,19 @@ def test_composed_layout_in_the_algebra():
     assert product.size == 2 * inner.size
     with pytest.raises(LayoutError, match="swizzled"):
         complement(swizzled)
+
+
+def test_zipped_divide_published_shapes():
+    # 02_layout_algebra.md: logical_divide has shape ((3,3),(8,4)), zipped_divide ((3,8),(3,4))
+    a = Layout.parse("(9,(4,8)):(59,(13,1))")
+    tiler = parse("<3:3, (2,4):(1,8)>")
+    ld, zd = logical_divide(a, tiler), zipped_divide(a, tiler)
+    assert [[m.size for m in mode.modes()] for mode in ld.modes()] == [[3, 3], [8, 4]]
+    assert [[m.size for m in mode.modes()] for mode in zd.modes()] == [[3, 8], [3, 4]]
+
+
+def test_logical_product_published():
+    # 02_layout_algebra.md, "Logical Product 1-D Example"
+    a, b = Layout.parse("(2,2):(4,1)"), Layout.parse("6:1")
+    assert str(complement(a, 24)) == "(2,3):(2,8)"
+    assert str(logical_product(a, b)) == "((2,2),(2,3)):((4,1),(2,8))"
