@@ -203,3 +203,43 @@ def test_random_layouts_equal_their_linear_layouts_and_ttg_linear_text():
         assert layoutkit.equivalent(encoding, layout, layout.undistributed_shape)
         texts += 1
     assert texts >= 8
+
+
+def test_random_reshapes_are_right_or_refused():
+    """Any reshape either keeps every thread on the same elements in the same register
+    order (checked on linear indices) or raises LayoutError -- never a wrong layout."""
+    rng = np.random.default_rng(11)
+    done = refused = 0
+    for _ in range(60):
+        rank = int(rng.integers(1, 4))
+        tiles = [list(rng.choice([1, 2, 3, 4], size=rank, p=[0.45, 0.25, 0.15, 0.15])) for _ in range(5)]
+        strides = []
+        for level in (0, 3):
+            s, running = [0] * rank, 1
+            for d in rng.permutation(rank):
+                s[d] = running
+                running *= tiles[level][d]
+            strides.append(s)
+        layout = NestedLayout(*tiles, *strides, subgroup_size=16)
+        # a new shape: the prime factors of the size, grouped at random
+        total = int(np.prod(layout.undistributed_shape))
+        factors, n, p = [], total, 2
+        while n > 1:
+            while n % p == 0:
+                factors.append(p)
+                n //= p
+            p += 1
+        new_shape, current = [], 1
+        for f in factors:
+            current *= f
+            if rng.random() < 0.5:
+                new_shape.append(current)
+                current = 1
+        if current > 1 or not new_shape:
+            new_shape.append(current)
+        try:
+            assert_reshape_preserves_map(layout, new_shape)
+            done += 1
+        except LayoutError:
+            refused += 1
+    assert done >= 20 and refused >= 3
