@@ -533,18 +533,17 @@ def _as_tiler(value: Any) -> Any:
 
 
 def _as_block_tiler(value: Any) -> Layout:
-    """The tiler of blocked/raked products: a Layout, a shape tuple (column-major) or text."""
+    """The tiler of blocked/raked products: a Layout, a shape tuple (column-major), a tuple
+    of layouts (its modes), an int or text."""
     if isinstance(value, Layout):
         return value
-    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, tuple, list, np.integer)) for v in flatten(tuple(value))):
-        if any(isinstance(v, Layout) for v in value):
-            return make_layout(*[as_layout(v) for v in value])
+    if isinstance(value, (tuple, list)) and value:
+        if all(isinstance(v, Layout) for v in value):
+            return make_layout(*value)
         return Layout(tuple(value))
-    if isinstance(value, (tuple, list)) and all(isinstance(v, Layout) for v in value):
-        return make_layout(*value)
     if isinstance(value, str):
         parsed = parse(value)
-        if isinstance(parsed, tuple):
+        if isinstance(parsed, tuple) and all(isinstance(v, Layout) for v in parsed):
             return make_layout(*parsed)
         if isinstance(parsed, Layout):
             return parsed
