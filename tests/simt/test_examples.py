@@ -92,3 +92,29 @@ def test_matmul_mma(m, n, k, grid):
     # f16 products are exact in f32; only the f32 sums round: |error| <= k * eps32 * sum|ab|
     bound = k * 2.0**-24 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
     assert np.all(np.abs(c - exact) <= bound + 1e-30)
+
+
+def test_launch_split_into_block_chunks(monkeypatch):
+    """Large launches run a chunk of blocks at a time; results and reports stay exact."""
+    import layoutkit.backends.simt as simt
+
+    monkeypatch.setattr(simt, "MAX_THREADS_PER_CHUNK", 3 * 256)  # 3 blocks per chunk
+    x = np.arange(96 * 160, dtype=np.float32).reshape(96, 160)
+    out = np.zeros((160, 96), np.float32)
+    report = layoutkit.simulate(module("transpose_swizzled"), "transpose_swizzled", grid=(5, 3),
+                                block=(32, 8), args={"in": x, "out": out})
+    assert np.array_equal(out, x.T)
+    assert report.thread_instructions == 15 * 256 * 64  # 15 blocks, 64 ops each, all active
+    # b is one element short: global index 999 = block 3 (of the second chunk), thread 231
+    with pytest.raises(layoutkit.LayoutError, match=r"block \(3, 0, 0\), thread \(231, 0, 0\)"):
+        layoutkit.simulate(module("vector_add"), "vector_add", grid=4, block=256,
+                           args={"a": np.zeros(1000, np.float32), "b": np.zeros(999, np.float32),
+                                 "c": np.zeros(1000, np.float32)})
+
+
+def test_simulate_accepts_text_and_positional_args():
+    text = (KERNELS / "vector_add.mlir").read_text()
+    a = np.arange(8, dtype=np.float32)
+    c = np.zeros(8, np.float32)
+    layoutkit.simulate(text, "vector_add", grid=1, block=8, args=[a, a, c])
+    assert np.array_equal(c, 2 * a)

@@ -87,3 +87,23 @@ def test_accumulation_is_f32():
     fd = mma.mma(fa, fb, fc, (16, 8, 16))
     assert fd[0, 0, 0] == 2049.0  # lane 0, c0 = D[0][0]
     assert fd[1, 0, 0] == 2048.0
+
+
+def test_bf16_inputs():
+    import ml_dtypes
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((16, 16)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((16, 8)).astype(ml_dtypes.bfloat16)
+    fa = np.zeros((32, 4, 2), ml_dtypes.bfloat16)
+    fb = np.zeros((32, 2, 2), ml_dtypes.bfloat16)
+    for lane in range(32):
+        for i in range(8):
+            fa[lane, i // 2, i % 2] = a[ptx_a(lane, i, 16)]
+        for i in range(4):
+            fb[lane, i // 2, i % 2] = b[ptx_b(lane, i)]
+    fd = mma.mma(fa, fb, np.zeros((32, 2, 2), np.float32), (16, 8, 16))
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    for lane in range(32):
+        for i in range(4):
+            assert abs(fd[lane, i // 2, i % 2] - exact[ptx_c(lane, i)]) <= 1e-5 * (1 + abs(exact[ptx_c(lane, i)]))
