@@ -129,3 +129,17 @@ def test_table_agrees_with_apply(text):
             expected.append(index % extent)
             index //= extent
         assert tab[reg, lane, warp].tolist() == expected
+
+
+def test_equivalent_to_iree_nested_layout():
+    # the same accumulator as an IREE nested layout: rows 0-7 / 8-15 are the batch, each
+    # thread's two columns the element tile; register = row-major [batch0, element1]
+    nested = parse_layout(
+        "#iree_vector_ext.nested_layout<subgroup_tile = [1, 1], batch_tile = [2, 1], "
+        "outer_tile = [1, 1], thread_tile = [8, 4], element_tile = [1, 2], "
+        "subgroup_strides = [0, 0], thread_strides = [4, 1]>",
+        subgroup_size=32,
+    )
+    assert layoutkit.equivalent(parse_layout(SM80_C), nested, (16, 8))
+    raked = parse_layout("((4,8),(2,2)):((32,1),(8,16)) over 16x8")
+    assert not layoutkit.equivalent(raked, nested, (16, 8))
