@@ -32,7 +32,7 @@ import numpy as np
 from layoutkit.errors import LayoutError, quote
 
 #: cells above which the labels are left out of the figure (they stay in the Drawing)
-MAX_LABELLED_CELLS = 128 * 128
+MAX_LABELLED_CELLS = 64 * 64
 PADDING_COLOR = (0.82, 0.82, 0.82, 1.0)
 EMPTY_COLOR = (1.0, 1.0, 1.0, 1.0)
 
@@ -311,11 +311,12 @@ def _draw_grid(ax: Any, labels: np.ndarray, colors: np.ndarray, padding: np.ndar
         ax.set_ylabel(f"dims 0..{len(tensor_shape) - 2} flattened", fontsize=7)
     if owner is not None:  # dark lines where the holding thread changes
         rs, cs = np.nonzero(owner[:, 1:] != owner[:, :-1])
-        vertical = [((c + 0.5, r - 0.5), (c + 0.5, r + 0.5)) for r, c in zip(rs, cs)]
+        vertical = np.stack([np.stack([cs + 0.5, rs - 0.5], -1), np.stack([cs + 0.5, rs + 0.5], -1)], 1)
         rs, cs = np.nonzero(owner[1:, :] != owner[:-1, :])
-        horizontal = [((c - 0.5, r + 0.5), (c + 0.5, r + 0.5)) for r, c in zip(rs, cs)]
-        if vertical or horizontal:
-            ax.add_collection(LineCollection(vertical + horizontal, colors="#333333",
+        horizontal = np.stack([np.stack([cs - 0.5, rs + 0.5], -1), np.stack([cs + 0.5, rs + 0.5], -1)], 1)
+        segments = np.concatenate([vertical, horizontal])
+        if len(segments):
+            ax.add_collection(LineCollection(segments, colors="#333333",
                                              linewidths=max(0.4, min(1.2, cell * 2))))
     if padding is not None and padding.any():
         for r, c in zip(*np.nonzero(padding)):
