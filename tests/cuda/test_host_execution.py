@@ -319,3 +319,38 @@ def test_vector_accesses_of_every_width(host):
     np.testing.assert_array_equal(y[:, 0:3], x[:, 3:6] * 2)
     np.testing.assert_array_equal(y[:, 8], x[:, 5] + x[0, 3])
     np.testing.assert_array_equal(w[:, 0:8], z[:, 8:16] + z[:, 8:16])
+
+
+def test_two_dimensional_vector_accesses(host):
+    # vector<2x3xf32> from rows t, t+1 of a 12-wide memref: not contiguous, element by element;
+    # vector<2x4xf32> into a 2x4 private buffer: contiguous, two float4-sized halves of 32 bytes
+    text = """module {
+  gpu.module @m {
+    gpu.func @k(%x: memref<33x12xf32>, %y: memref<32x6xf32>) kernel {
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %v = vector.load %x[%t, %c3] : memref<33x12xf32>, vector<2x3xf32>
+      %top = vector.extract %v[0] : vector<3xf32> from vector<2x3xf32>
+      %bottom = vector.extract %v[1] : vector<3xf32> from vector<2x3xf32>
+      %d = arith.subf %bottom, %top : vector<3xf32>
+      vector.store %d, %y[%t, %c0] : memref<32x6xf32>, vector<3xf32>
+      %buffer = memref.alloca() : memref<2x4xf32>
+      %z = arith.constant dense<1.5> : vector<2x4xf32>
+      vector.store %z, %buffer[%c0, %c0] : memref<2x4xf32>, vector<2x4xf32>
+      %e = memref.load %buffer[%c1, %c3] : memref<2x4xf32>
+      %s = vector.extract %top[2] : f32 from vector<3xf32>
+      %f = arith.addf %e, %s : f32
+      memref.store %f, %y[%t, %c3] : memref<32x6xf32>
+      gpu.return
+    }
+  }
+}"""
+    source = emit_cuda(parse_module(text))
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((33, 12)).astype(np.float32)
+    y = np.zeros((32, 6), np.float32)
+    host.run_on_host(source, PRELUDE, "k", (1,), (32,), [x, y])
+    np.testing.assert_array_equal(y[:, 0:3], x[1:, 3:6] - x[:-1, 3:6])
+    np.testing.assert_array_equal(y[:, 3], x[:-1, 5] + np.float32(1.5))

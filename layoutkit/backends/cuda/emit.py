@@ -799,14 +799,25 @@ def _wide_type(vtype: VectorT) -> str | None:
 
 
 def _vector_access(self: _FunctionEmitter, op: Any, view: View, indices: list[str], vtype: VectorT):
-    """(wide C type or None, address of element 0, element expression for lane ``el``)."""
-    if len(vtype.shape) != 1:
-        raise self.error(op, f"only 1-D vector loads and stores are supported, got {quote(vtype.c)}")
-    if not indices:
-        raise self.error(op, "a vector access needs at least one index")
-    contiguous = view.info.strides[-1] == 1
+    """(wide C type or None, address of element 0, element expression for lane ``el``, ``el``).
+
+    A ``vector<AxBxT>`` covers the memref's last two dims from ``indices`` on (MLIR's rule);
+    it is one wide access when those elements are contiguous in memory."""
+    rank = len(vtype.shape)
+    if len(indices) < rank:
+        raise self.error(op, f"a {quote(vtype.c)} access needs at least {rank} indices")
+    shape, strides = view.info.shape[-rank:], view.info.strides[-rank:]
+    contiguous = strides[-1] == 1 and all(
+        shape[d] == vtype.shape[d] and strides[d - 1] == vtype.shape[d] * strides[d]
+        for d in range(1, rank))
     index = self.fresh("el")
-    shifted = [*indices[:-1], f"{_paren(indices[-1])} + {index}" if indices[-1] != "0" else index]
+    shifted = list(indices[:-rank])
+    for d in range(rank):
+        inner = math.prod(vtype.shape[d + 1:])
+        lane = index if inner == 1 else f"{index} / {inner}"
+        lane = lane if d == 0 else f"{_paren(lane)} % {vtype.shape[d]}"
+        position = indices[len(indices) - rank + d]
+        shifted.append(lane if position == "0" else f"{_paren(position)} + {_paren(lane)}")
     wide = _wide_type(vtype) if contiguous else None
     return wide, "&" + view.element(indices), view.element(shifted), index
 
