@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from layoutkit.analysis.banks import WAVEFRONT_BYTES
 from layoutkit.analysis.hardware import HardwareMap, element_bytes, hardware_map
 from layoutkit.analysis.vectors import VectorAccess
 from layoutkit.convert.plan import Barrier, ConversionPlan, SharedLoad, SharedStore
@@ -146,19 +145,12 @@ def _split(access: VectorAccess, rep_span: int, reps: int) -> list[tuple[np.ndar
 def _shared_plan(smap: HardwareMap, dmap: HardwareMap, elem_bytes: int, scratch_bytes: int | None,
                  common: dict[str, Any]) -> ConversionPlan:
     blocks, warps, lanes, src_regs = smap.elements.shape
-    best: Candidate = choose_scratch(smap.elements, dmap.elements, smap.shape, elem_bytes)
+    best: Candidate = choose_scratch(smap.elements, dmap.elements, smap.shape, elem_bytes, scratch_bytes)
     store, load = best.store, best.load
     span = best.layout.span
-    reps, rep_span = 1, span
+    rep_span, reps = best.rep_span, best.repetitions
     notes: list[str] = []
-    if scratch_bytes is not None and span * elem_bytes > scratch_bytes:
-        align = max(store.vector, load.vector)
-        line = max(align, WAVEFRONT_BYTES // elem_bytes)
-        capacity = scratch_bytes // elem_bytes
-        rep_span = (capacity // line) * line or (capacity // align) * align
-        if rep_span == 0:
-            raise LayoutError(f"scratch_bytes: {scratch_bytes} bytes cannot hold one {align * elem_bytes}-byte vector")
-        reps = -(-span // rep_span)
+    if reps > 1:
         notes.append(f"tile of {span * elem_bytes} bytes split into {reps} repetitions of {rep_span * elem_bytes} bytes")
     steps: list[Any] = []
     store_parts = _split(store, rep_span, reps)

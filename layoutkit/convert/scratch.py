@@ -42,6 +42,7 @@ from layoutkit.analysis.access import lane_addresses, max_vector_elements
 from layoutkit.analysis.banks import WAVEFRONT_BYTES, lanes_per_phase, shared_wavefronts
 from layoutkit.analysis.vectors import VectorAccess, vectorize
 from layoutkit.core import gf2
+from layoutkit.errors import LayoutError
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,25 +86,68 @@ class Candidate:
     load: VectorAccess
     store_waves: tuple[np.ndarray, np.ndarray]
     load_waves: tuple[np.ndarray, np.ndarray]
+    rep_span: int
+    instructions: int  # per thread, stores plus loads, after the split into repetitions
+
+    @cached_property
+    def repetitions(self) -> int:
+        return -(-self.layout.span // self.rep_span)
 
     @cached_property
     def score(self) -> tuple[int, ...]:
-        instructions = self.store.instructions + self.load.instructions
+        instructions = self.instructions
         waves = int(self.store_waves[0].sum() + self.load_waves[0].sum())
         lower = int(self.store_waves[1].sum() + self.load_waves[1].sum())
         return (instructions, waves - lower, waves, self.layout.span)
 
 
+def repetition_span(span: int, vectors: tuple[int, int], elem_bytes: int, scratch_bytes: int | None) -> int:
+    """Scratch elements per repetition: the whole ``span`` when it fits in ``scratch_bytes``,
+    else the most whole 128-byte lines (or whole vectors) that fit; LayoutError when not one
+    vector fits."""
+    if scratch_bytes is None or span * elem_bytes <= scratch_bytes:
+        return span
+    align = max(vectors)
+    line = max(align, WAVEFRONT_BYTES // elem_bytes)
+    capacity = scratch_bytes // elem_bytes
+    rep_span = (capacity // line) * line or (capacity // align) * align
+    if rep_span == 0:
+        raise LayoutError(f"scratch_bytes: {scratch_bytes} bytes cannot hold one {align * elem_bytes}-byte vector")
+    return rep_span
+
+
+def split_instructions(offsets: np.ndarray, vector: int, rep_span: int, reps: int) -> int:
+    """Instructions per thread when ``offsets[..., register]`` are moved ``vector`` elements at
+    a time through ``reps`` repetitions of ``rep_span`` scratch elements: per repetition, the
+    most vectors any thread moves in it."""
+    flat = offsets.reshape(-1, offsets.shape[-1]) // vector
+    threads = flat.shape[0]
+    keys = np.unique(np.arange(threads)[:, None] * (flat.max() + 1) + flat)
+    thread, chunk = keys // (flat.max() + 1), keys % (flat.max() + 1)
+    counts = np.zeros((threads, reps), np.int64)
+    np.add.at(counts, (thread, chunk * vector // rep_span), 1)
+    return int(counts.max(axis=0).sum())
+
+
 def evaluate(layout: ScratchLayout, src_elements: np.ndarray, dst_elements: np.ndarray,
-             elem_bytes: int) -> Candidate:
+             elem_bytes: int, scratch_bytes: int | None = None, warps: slice = slice(None)) -> Candidate:
     """Simulate the stores of ``src_elements`` and the loads of ``dst_elements`` (both
-    ``[block, warp, lane, register]`` flat indices) into ``layout``."""
+    ``[block, warp, lane, register]`` flat indices) into ``layout``; ``warps`` selects the
+    warps whose requests are simulated (the split into repetitions counts every thread)."""
     max_vec = max_vector_elements(elem_bytes)
-    store = vectorize(layout.offsets[src_elements], max_vec)
-    load = vectorize(layout.offsets[dst_elements], max_vec)
+    src_offsets, dst_offsets = layout.offsets[src_elements], layout.offsets[dst_elements]
+    store = vectorize(src_offsets[:, warps], max_vec)
+    load = vectorize(dst_offsets[:, warps], max_vec)
     store_waves = shared_wavefronts(lane_addresses(store, elem_bytes), store.vector * elem_bytes)
     load_waves = shared_wavefronts(lane_addresses(load, elem_bytes), load.vector * elem_bytes)
-    return Candidate(layout, store, load, store_waves, load_waves)
+    rep_span = repetition_span(layout.span, (store.vector, load.vector), elem_bytes, scratch_bytes)
+    reps = -(-layout.span // rep_span)
+    if reps == 1:
+        instructions = store.instructions + load.instructions
+    else:
+        instructions = (split_instructions(src_offsets, store.vector, rep_span, reps)
+                        + split_instructions(dst_offsets, load.vector, rep_span, reps))
+    return Candidate(layout, store, load, store_waves, load_waves, rep_span, instructions)
 
 
 # -- linear (F2) layouts ----------------------------------------------------------------------
@@ -162,16 +206,19 @@ def _log2(n: int) -> int:
     return n.bit_length() - 1
 
 
-def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str) -> list[int]:
+def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str, reserve: int = 0) -> list[int]:
     """Offset bit -> tensor direction (flat-index bit vector) by the construction in the
     module docstring. ``src_bases`` / ``dst_bases``: per axis (block, warp, lane, register)
     flat-index bases. ``extra``: ``"none"``, ``"store"`` or ``"load"`` -- which side's own
-    register directions widen its vector beyond the common ones."""
+    register directions widen its vector beyond the common ones. ``reserve``: common register
+    directions kept out of the vector for the top bits (repetitions)."""
     _, _, lanes_a, regs_a = src_bases
     _, _, lanes_b, regs_b = dst_bases
     vmax = _log2(max_vector_elements(elem_bytes))
     common = _intersection(regs_a, regs_b)
-    vector = common[:vmax]
+    reserved = common[:reserve]
+    common = common[reserve:] + reserved
+    vector = common[: min(vmax, len(common) - len(reserved))]
     own = {"store": regs_a, "load": regs_b}.get(extra, [])
     widened = vector + _complement(vector, own)[: vmax - len(vector)] if own else vector
     wide_bytes = (1 << len(widened)) * elem_bytes
@@ -195,7 +242,7 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str)
     low = [v for v in widened if basis.add(v)]
     high_count = max(0, nbits - len(low) - slot_bits)
     units = [1 << j for j in range(nbits)]
-    rest_common = _complement(widened, common)
+    rest_common = reserved + [v for v in _complement(widened, common) if v not in reserved]
     pool = rest_common + [p ^ q for p in phase_a for q in phase_b] + units
     pool += [u ^ p for u in units for p in phase_a + phase_b]
     high: list[int] = []
@@ -279,28 +326,33 @@ def padded_candidates(src_elements, dst_elements, shape, elem_bytes) -> list[Scr
 
 
 def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tuple[int, ...],
-                   elem_bytes: int) -> Candidate:
-    """The best scratch layout for storing ``src_elements`` and loading ``dst_elements``."""
+                   elem_bytes: int, scratch_bytes: int | None = None) -> Candidate:
+    """The best scratch layout for storing ``src_elements`` and loading ``dst_elements``
+    (instructions counted after splitting into repetitions when ``scratch_bytes`` is short)."""
     numel = int(np.prod(shape))
     layouts: list[ScratchLayout] = []
     src_bases = linear_bases(src_elements, numel)
     dst_bases = linear_bases(dst_elements, numel) if src_bases is not None else None
     if src_bases is not None and dst_bases is not None:
         nbits = _log2(numel)
+        rep_bits = 0
+        if scratch_bytes is not None and numel * elem_bytes > scratch_bytes:
+            rep_bits = max(0, _log2(-(-numel * elem_bytes // scratch_bytes) - 1) + 1)
         seen = set()
-        for extra in ("none", "store", "load"):
-            directions = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra)
+        for reserve, extra in itertools.product(sorted({0, rep_bits}), ("none", "store", "load")):
+            directions = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra, reserve)
             if len(directions) == nbits and tuple(directions) not in seen:
                 seen.add(tuple(directions))
                 layouts.append(linear_scratch(directions, shape))
         layouts.append(linear_scratch([1 << j for j in range(nbits)], shape))
         # linear maps: every warp's offsets are warp 0's XOR a constant, which keeps vectors,
         # banks and words alike -- warp 0 ranks the candidates, the winner is simulated in full
-        ranked = [evaluate(layout, src_elements[:1, :1], dst_elements[:1, :1], elem_bytes) for layout in layouts]
+        ranked = [evaluate(layout, src_elements[:1], dst_elements[:1], elem_bytes, scratch_bytes, slice(0, 1))
+                  for layout in layouts]
         best = min(ranked, key=lambda c: c.score).layout
-        return evaluate(best, src_elements, dst_elements, elem_bytes)
+        return evaluate(best, src_elements, dst_elements, elem_bytes, scratch_bytes)
     layouts.extend(padded_candidates(src_elements, dst_elements, shape, elem_bytes))
-    candidates = [evaluate(layout, src_elements, dst_elements, elem_bytes) for layout in layouts]
+    candidates = [evaluate(layout, src_elements, dst_elements, elem_bytes, scratch_bytes) for layout in layouts]
     return min(candidates, key=lambda c: c.score)
 
 
