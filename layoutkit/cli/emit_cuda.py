@@ -20,12 +20,16 @@ from layoutkit.errors import LayoutError
               help="Compile with NVRTC (or nvcc) and print the ptxas resource report.")
 @click.option("--compiler", type=click.Choice(["auto", "nvrtc", "nvcc"]), default="auto",
               show_default=True, help="Which CUDA compiler --compile uses.")
+@click.option("--no-prelude", is_flag=True,
+              help="Leave out the helper definitions at the top (the kernels only, for reading).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the CUDA source to this file instead of stdout.")
-def command(file: str, arch: str, do_compile: bool, compiler: str, output: str | None) -> None:
+def command(file: str, arch: str, do_compile: bool, compiler: str, no_prelude: bool,
+            output: str | None) -> None:
     """Print readable CUDA C++ for the kernels of FILE (and, with --compile, ptxas's report)."""
     from layoutkit.backends.cuda.compile import SUPPORTED_ARCHES, compile_cuda
-    from layoutkit.backends.cuda.emit import emit_cuda
+    from layoutkit.backends.cuda.emit import PRELUDE_LEFT_OUT, emit_cuda
+    from layoutkit.backends.cuda.prelude import PRELUDE
     from layoutkit.ir import parse_module
 
     if arch not in SUPPORTED_ARCHES:
@@ -34,6 +38,8 @@ def command(file: str, arch: str, do_compile: bool, compiler: str, output: str |
         text = handle.read()
     source = emit_cuda(parse_module(text))
     report = compile_cuda(source, arch, compiler=compiler).report() if do_compile else None
+    if no_prelude:
+        source = source.replace(PRELUDE, PRELUDE_LEFT_OUT)
     if output is not None:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(source)

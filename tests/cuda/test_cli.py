@@ -81,3 +81,14 @@ def test_the_installed_command(tmp_path):
     done = subprocess.run([sys.executable, "-m", "layoutkit", "emit-cuda", str(bad)],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+
+
+def test_no_prelude_prints_the_kernels_only(capsys, cuda_compiler):
+    status, out, _ = run(capsys, "emit-cuda", str(EXAMPLES / "block_sum.mlir"), "--no-prelude", "--compile")
+    assert status == 0
+    assert "struct Vec" not in out and "prelude left out" in out
+    assert out.index("// CUDA C++ emitted") < out.index("void block_sum(") < out.index("registers")
+    full = main(["emit-cuda", str(EXAMPLES / "block_sum.mlir")])
+    with_prelude = capsys.readouterr().out
+    assert full == 0 and "struct Vec" in with_prelude
+    assert with_prelude[with_prelude.index('extern "C"'):] in out  # the same kernel text

@@ -32,6 +32,7 @@ from layoutkit.backends.cuda.prelude import PRELUDE
 from layoutkit.errors import LayoutError, quote
 
 FULL_MASK = "0xffffffffu"
+PRELUDE_LEFT_OUT = "// (prelude left out: Vec, f16_t, load_vector, mma_*; see layoutkit.backends.cuda.prelude)\n"
 WARP_SIZE = 32
 
 CMPI = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
@@ -1247,11 +1248,13 @@ class ModuleEmitter:
         return f"__shared__ __align__(16) {info.element.c} {c_name}{dims};"
 
 
-def emit_cuda(module: Any) -> str:
+def emit_cuda(module: Any, prelude: bool = True) -> str:
     """CUDA C++ for every kernel of ``module`` (an xDSL module or MLIR text).
 
     Text is parsed with :func:`layoutkit.ir.parse_module`. Raises ``LayoutError`` naming the
-    kernel and op for anything the backend cannot express.
+    kernel and op for anything the backend cannot express. ``prelude=False`` leaves out the
+    helper definitions (``Vec``, ``f16_t``, ``load_vector``, ...) for reading; the result
+    then no longer compiles on its own.
     """
     if isinstance(module, str):
         from layoutkit.ir import parse_module
@@ -1259,4 +1262,7 @@ def emit_cuda(module: Any) -> str:
         module = parse_module(module)
     if not hasattr(module, "walk"):
         raise LayoutError(f"module: expected an xDSL module or MLIR text, got {quote(type(module).__name__)}")
-    return ModuleEmitter(module).run()
+    source = ModuleEmitter(module).run()
+    if not prelude:
+        source = source.replace(PRELUDE, PRELUDE_LEFT_OUT)
+    return source
