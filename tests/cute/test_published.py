@@ -242,3 +242,17 @@ def test_logical_product_published():
     a, b = Layout.parse("(2,2):(4,1)"), Layout.parse("6:1")
     assert str(complement(a, 24)) == "(2,3):(2,8)"
     assert str(logical_product(a, b)) == "((2,2),(2,3)):((4,1),(2,8))"
+
+
+def test_swizzled_algebra_random():
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        bits, base = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+        sw = Swizzle(bits, base, int(rng.integers(bits, 4)) if bits else 0)
+        inner = Layout((int(rng.choice([4, 8])), int(rng.choice([4, 8]))), (int(rng.choice([1, 8])), int(rng.choice([4, 16]))))
+        composed = ComposedLayout(sw, int(rng.integers(0, 4)), inner)
+        tiler = (int(rng.choice([1, 2, 4])), int(rng.choice([1, 2, 4])))
+        plain = logical_divide(inner, tiler)
+        divided = logical_divide(composed, tiler)
+        assert divided.offsets.tolist() == [sw(composed.offset + reference(plain, i)) for i in range(plain.size)]
+        assert [composed(i) for i in range(inner.size)] == [sw(composed.offset + reference(inner, i)) for i in range(inner.size)]

@@ -7,6 +7,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import layoutkit
 from layoutkit import LayoutError, parse_layout
@@ -143,3 +145,47 @@ def test_equivalent_to_iree_nested_layout():
     assert layoutkit.equivalent(parse_layout(SM80_C), nested, (16, 8))
     raked = parse_layout("((4,8),(2,2)):((32,1),(8,16)) over 16x8")
     assert not layoutkit.equivalent(raked, nested, (16, 8))
+
+
+@st.composite
+def tv_layouts(draw):
+    """A random (thread, value) split of a random column-major tensor index space."""
+    sizes = draw(st.lists(st.sampled_from([2, 2, 4, 3]), min_size=2, max_size=5))
+    strides, current = [], 1
+    for s in sizes:
+        strides.append(current)
+        current *= s
+    order = draw(st.permutations(range(len(sizes))))
+    cut = draw(st.integers(1, len(sizes) - 1))
+    thread = [order[k] for k in range(cut)]
+    value = [order[k] for k in range(cut, len(sizes))]
+    layout = Layout(
+        (tuple(sizes[k] for k in thread), tuple(sizes[k] for k in value)),
+        (tuple(strides[k] for k in thread), tuple(strides[k] for k in value)),
+    )
+    total = current
+    rows = draw(st.sampled_from([d for d in range(1, total + 1) if total % d == 0]))
+    return layout, (rows, total // rows)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tv_layouts())
+def test_random_thread_value_layouts(case):
+    layout, shape = case
+    threads = layout[0].size
+    assume(threads <= 32 or threads % 32 == 0)
+    tv = ThreadValueLayout(layout, shape)
+    tab = tv.table()
+    dims = tv.hardware_dims()
+    for reg, lane, warp in itertools.product(*[range(n) for n in dims.values()]):
+        thread = lane + dims["lane"] * warp
+        index = layout((thread, reg))
+        assert tab[reg, lane, warp].tolist() == [index % shape[0], index // shape[0]]
+    powers = all(n & (n - 1) == 0 for n in [*dims.values(), *shape])
+    try:
+        linear = tv.to_linear_layout()
+    except LayoutError as err:
+        assert not powers or "not linear" in str(err)
+        return
+    assert powers
+    assert np.array_equal(linear.table(), tab)
