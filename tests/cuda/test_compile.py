@@ -4,6 +4,8 @@ itself (register counts read from its ELF) and against sizes computed here by ha
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutkit import LayoutError
 from layoutkit.backends.cuda.compile import (
@@ -124,3 +126,23 @@ ptxas info    : Used 8 registers, 360 bytes cmem[0]
     assert (first.name, first.registers, first.stack_bytes, first.spill_store_bytes,
             first.spill_load_bytes, first.shared_bytes, first.barriers) == ("first", 40, 16, 8, 4, 2048, 1)
     assert (second.name, second.registers, second.shared_bytes, second.barriers) == ("second", 8, 0, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([
+    "ptxas info    : Compiling entry function 'k' for 'sm_80'",
+    "ptxas info    : Function properties for k",
+    "ptxas info    : Function properties for helper",
+    "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads",
+    "ptxas info    : Used 32 registers, used 1 barriers, 128 bytes smem, 360 bytes cmem[0]",
+    "ptxas info    : Used 7 registers",
+    "ptxas info    : Compiling entry function 'other' for 'sm_90'",
+    "garbage ' line with Used and bytes smem",
+]) | st.text(max_size=40), max_size=12))
+def test_parse_ptxas_report_never_fails(lines):
+    kernels = parse_ptxas_report("\n".join(lines))
+    names = [k.name for k in kernels]
+    assert len(names) == len(set(names))
+    assert set(names) <= {"k", "other"} | {line.split("'")[1] for line in lines
+                                            if "Compiling entry function '" in line and line.count("'") >= 2}
+    assert all(k.registers >= 0 and k.shared_bytes >= 0 for k in kernels)
