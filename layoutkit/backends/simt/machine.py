@@ -15,6 +15,7 @@ only active threads; loads read only for active threads.
 from __future__ import annotations
 
 import operator
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -101,6 +102,10 @@ class Chunk:
         return f"block {b}, thread {th}"
 
 
+# per-op data read once from the IR (operands, shapes, dtypes), for the hot handlers
+_STATIC: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class Stats:
     """Counts of executed ops and thread-instructions (ops times active threads)."""
 
@@ -118,6 +123,16 @@ def _full(value: np.ndarray, threads: int) -> np.ndarray:
     if value.shape[0] == threads:
         return value
     return np.broadcast_to(value, (threads, *value.shape[1:]))
+
+
+def _threads_first(x: np.ndarray) -> np.ndarray:
+    """View (*vector, threads) as (threads, *vector)."""
+    return x.transpose(x.ndim - 1, *range(x.ndim - 1))
+
+
+def _threads_last(x: np.ndarray) -> np.ndarray:
+    """View (threads, *vector) as (*vector, threads)."""
+    return x.transpose(*range(1, x.ndim), 0)
 
 
 def _expand(cond: np.ndarray, ndim: int) -> np.ndarray:
@@ -280,6 +295,8 @@ class Machine:
         self.shared: list[Buffer] = []
         self.full = False  # every thread slot active in the block being run
         self._offsets: dict = {}
+        self._steps: dict[Block, list] = {}
+        self._bases: dict[tuple[int, int], np.ndarray] = {}  # (id of a shared buffer, ndim)
         self._mma_a = None  # (A fragments, shape, their matrices): reused while A is
         self.handlers: dict[type, Callable] = self._handlers()
 
@@ -299,24 +316,36 @@ class Machine:
     def run_block(self, block: Block, mask: np.ndarray) -> list | None:
         """Run ``block``'s ops under ``mask``; return the operands of its terminator, if any."""
         count = int(mask.sum())
-        handlers = self.handlers
+        steps = self._steps.get(block)
+        if steps is None:
+            steps = self._steps[block] = self._plan(block)
         stats = self.stats
         outer_full = self.full
         self.full = count == self.chunk.threads
         try:
-            for op in block.ops:
+            for handler, op in steps:
                 stats.ops += 1
                 stats.thread_instructions += count
-                if isinstance(op, (scf.YieldOp, scf.ConditionOp)):
+                if handler is None:
                     # terminators: yielded values; scf.condition gives [condition, *args]
                     return [self.env[v] for v in op.operands]
-                handler = handlers.get(type(op))
-                if handler is None:
-                    self.fail(op, "operation not supported by the simulator")
                 handler(op, mask)
             return None
         finally:
             self.full = outer_full
+
+    def _plan(self, block: Block) -> list:
+        """(handler, op) per op of ``block``; handler None for its terminator."""
+        steps = []
+        for op in block.ops:
+            if isinstance(op, (scf.YieldOp, scf.ConditionOp)):
+                steps.append((None, op))
+                break
+            handler = self.handlers.get(type(op))
+            if handler is None:
+                self.fail(op, "operation not supported by the simulator")
+            steps.append((handler, op))
+        return steps
 
     def value(self, v: SSAValue) -> np.ndarray:
         return self.env[v]
@@ -372,9 +401,14 @@ class Machine:
         self.env[op.result] = out
 
     def binary(self, op, mask) -> None:
-        a, b = self.value(op.operands[0]), self.value(op.operands[1])
-        out = BINARY[type(op)](a, b)
-        self.env[op.results[0]] = np.asarray(out).astype(element_dtype(op.results[0].type), copy=False)
+        info = _STATIC.get(op)
+        if info is None:
+            info = _STATIC[op] = (op.operands[0], op.operands[1], op.results[0], BINARY[type(op)],
+                                  element_dtype(op.results[0].type))
+        lhs, rhs, result, function, dtype = info
+        env = self.env
+        out = function(env[lhs], env[rhs])
+        env[result] = np.asarray(out).astype(dtype, copy=False)
 
     def unary(self, op, mask) -> None:
         a = self.value(op.operands[0])
@@ -523,39 +557,48 @@ class Machine:
         Example: memref<4x8xf32>, indices (1, 6), vector<2xf32>: offsets [14, 15].
         """
         shape = buffer.shape
+        strides = buffer.strides
         rank = len(shape)
         if len(indices) != rank:
             self.fail(op, f"expected {rank} indices, got {len(indices)}")
-        vrank = len(vshape)
+        lead = rank - len(vshape)
         flat = None
-        bad = None
-        for d, (index, size, stride) in enumerate(zip(indices, shape, buffer.strides)):
-            extent = vshape[d - (rank - vrank)] if d >= rank - vrank else 1
+        suspect = False
+        for d in range(rank):
+            index = indices[d]
+            limit = shape[d] - (vshape[d - lead] if d >= lead else 1)  # largest valid start
             if index.shape[0] == 1:
-                i = int(index[0])
-                out = np.array([i < 0 or i + extent > size]) if (i < 0 or i + extent > size) else None
-            else:
+                start = int(index[0])
+                suspect = suspect or start < 0 or start > limit
+            elif not suspect:
                 # one unsigned compare catches negative indices too
-                out = index.view(np.uint64) > np.uint64(size - extent) if size >= extent else \
-                    np.ones(index.shape, bool)
-            if out is not None:
-                bad = out if bad is None else bad | out
+                suspect = limit < 0 or bool((index.view(np.uint64) > limit).any())
+            stride = strides[d]
             term = index if stride == 1 else index * stride
             flat = term if flat is None else flat + term
+        if suspect:
+            self._check_bounds(op, buffer, indices, vshape, mask)
         if flat is None:  # rank 0
             flat = np.zeros(1, np.int64)
-        if bad is not None and bad.any():
-            bad_active = np.broadcast_to(bad, mask.shape) & mask
-            hits = np.flatnonzero(bad_active)
-            if hits.size:
-                t = int(hits[0])
-                idx = tuple(int(np.broadcast_to(i, mask.shape)[t]) for i in indices)
-                what = f"index {idx}" + (f" with vector {list(vshape)}" if vshape else "")
-                self.fail(op, f"{what} out of bounds for {buffer.space} memref "
-                              f"'{buffer.name}' of shape {shape}", t)
-        if vrank:
-            flat = flat.reshape(flat.shape + (1,) * vrank) + self._vector_offsets(buffer, vshape)
+        if vshape:
+            flat = flat.reshape(flat.shape + (1,) * len(vshape)) + self._vector_offsets(buffer, vshape)
         return flat
+
+    def _check_bounds(self, op, buffer: Buffer, indices, vshape, mask) -> None:
+        """Report the first active thread whose access leaves ``buffer`` (inactive ones may)."""
+        shape = buffer.shape
+        lead = len(shape) - len(vshape)
+        bad = np.zeros(mask.shape, bool)
+        for d, index in enumerate(indices):
+            extent = vshape[d - lead] if d >= lead else 1
+            bad |= (index < 0) | (index + extent > shape[d])
+        hits = np.flatnonzero(bad & mask)
+        if hits.size:
+            t = int(hits[0])
+            idx = tuple(int(np.broadcast_to(i, mask.shape)[t]) for i in indices)
+            what = f"index {idx}" + (f" with vector {list(vshape)}" if vshape else "")
+            self.fail(op, f"{what} out of bounds for {buffer.space} memref "
+                          f"'{buffer.name}' of shape {shape}", t)
 
     def _vector_offsets(self, buffer: Buffer, vshape: tuple[int, ...]) -> np.ndarray:
         """Offsets (1, *vshape) of a vector's elements from its first one in ``buffer``."""
@@ -578,10 +621,13 @@ class Machine:
         return self.full
 
     def load(self, op, mask) -> None:
-        buffer: Buffer = self.env[op.operands[0]]
-        indices = [self.value(v) for v in op.indices]
-        result = op.results[0]
-        vshape = vector_shape(result.type)
+        info = _STATIC.get(op)
+        if info is None:
+            info = _STATIC[op] = (op.operands[0], tuple(op.indices), op.results[0],
+                                  vector_shape(op.results[0].type))
+        memref_value, index_values, result, vshape = info
+        buffer: Buffer = self.env[memref_value]
+        indices = [self.env[v] for v in index_values]
         flat = self._addresses(op, buffer, indices, vshape, mask)
         ids = self._active_ids(mask)
         if ids is not None and flat.shape[0] != 1:
@@ -592,7 +638,7 @@ class Machine:
         if buffer.space == "private":
             # private data is (elements, threads): a thread-uniform index reads one row
             if flat.shape[0] == 1:
-                self.env[result] = np.moveaxis(buffer.data[flat[0]], -1, 0).copy()
+                self.env[result] = _threads_first(buffer.data[flat[0]]).copy()
             else:
                 threads = np.arange(self.chunk.threads).reshape((-1,) + (1,) * (flat.ndim - 1))
                 self.env[result] = buffer.data[flat, threads]
@@ -603,16 +649,20 @@ class Machine:
             self._check_race(op, buffer, ids, loc if ids is None else loc[ids], "load")
 
     def store(self, op, mask) -> None:
-        value = self.value(op.operands[0])
-        buffer: Buffer = self.env[op.operands[1]]
-        indices = [self.value(v) for v in op.indices]
-        vshape = vector_shape(op.operands[0].type)
+        info = _STATIC.get(op)
+        if info is None:
+            info = _STATIC[op] = (op.operands[0], op.operands[1], tuple(op.indices),
+                                  vector_shape(op.operands[0].type))
+        stored, memref_value, index_values, vshape = info
+        value = self.env[stored]
+        buffer: Buffer = self.env[memref_value]
+        indices = [self.env[v] for v in index_values]
         flat = self._addresses(op, buffer, indices, vshape, mask)
         threads = self.chunk.threads
         ids = self._active_ids(mask)
         sel = slice(None) if ids is None else ids
         if buffer.space == "private" and flat.shape[0] == 1:
-            moved = np.moveaxis(_full(value, threads)[sel], 0, -1)
+            moved = _threads_last(_full(value, threads)[sel])
             if ids is None:
                 buffer.data[flat[0]] = moved
             else:
@@ -634,8 +684,11 @@ class Machine:
 
     def _shared_base(self, buffer: Buffer, ndim: int) -> np.ndarray:
         """Offset of each thread's block copy in ``buffer.data``, shaped (threads, 1, ...)."""
-        base = self.chunk.block_local * buffer.size
-        return base.reshape((-1,) + (1,) * (ndim - 1))
+        key = (id(buffer), ndim)
+        base = self._bases.get(key)
+        if base is None:
+            base = self._bases[key] = (self.chunk.block_local * buffer.size).reshape((-1,) + (1,) * (ndim - 1))
+        return base
 
     def _check_race(self, op, buffer: Buffer, ids, loc, kind: str) -> None:
         """Record the access of active threads ``ids`` (None: all) at flat locations ``loc``
@@ -673,6 +726,12 @@ class Machine:
         self.env[op.vector] = np.broadcast_to(expanded, (src.shape[0], *shape)).copy()
 
     def _positions(self, op) -> tuple:
+        static = _STATIC.get(op)
+        if static is not None:
+            return static
+        if not op.dynamic_position:
+            static = _STATIC[op] = tuple(int(p) for p in op.static_position.get_values())
+            return static
         dynamic = iter(op.dynamic_position)
         position = []
         for p in op.static_position.get_values():

@@ -20,17 +20,13 @@ class Buffer:
     type_text: str
     races: RaceTracker | None = None
 
-    @property
-    def strides(self) -> tuple[int, ...]:
+    def __post_init__(self) -> None:
         strides, step = [], 1
         for size in reversed(self.shape):
             strides.append(step)
             step *= size
-        return tuple(reversed(strides))
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        self.strides: tuple[int, ...] = tuple(reversed(strides))  # row-major, in elements
+        self.size: int = step
 
 
 MANY = -2  # several threads read the location
