@@ -57,6 +57,7 @@ class ScratchLayout:
     shape: tuple[int, ...]
     bases: tuple[tuple[int, ...], ...] | None = None
     padding: tuple[tuple[int, ...], int, int] | None = None
+    description: str | None = None
 
     @cached_property
     def span(self) -> int:
@@ -68,12 +69,13 @@ class ScratchLayout:
         """The layout in Triton's attribute syntax (swizzled_shared, shared_linear or padded_shared)."""
         if self.bases is not None:
             return _swizzled_text(self) or _shared_linear_text(self.bases)
-        assert self.padding is not None
+        if self.padding is None:
+            return self.description or "(a table: element -> offset)"
         order, interval, pad = self.padding
         order_text = ", ".join(map(str, order))
         shape_text = ", ".join(map(str, self.shape))
         if pad == 0:
-            return f"#ttg.padded_shared<[] {{order = [{order_text}], shape = [{shape_text}]}}>"
+            return f"#ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [{order_text}]}}>"
         return f"#ttg.padded_shared<[{interval}:+{pad}] {{order = [{order_text}], shape = [{shape_text}]}}>"
 
 
@@ -325,6 +327,46 @@ def padded_candidates(src_elements, dst_elements, shape, elem_bytes) -> list[Scr
     return layouts
 
 
+def colored_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tuple[int, ...],
+                    elem_bytes: int) -> ScratchLayout | None:
+    """A conflict-free scratch layout for element-wide accesses (no vectors), when every
+    element belongs to one store request and one load request: elements are the edges of a
+    bipartite graph between store and load requests (a request = one phase of 32 lanes, so no
+    vertex has more than 32 edges), coloured with 32 colours (König); colour = bank. The
+    elements of one colour fill the words of that bank in turn. None when not applicable."""
+    if elem_bytes > 4:
+        return None
+    sides = []
+    for elements in (src_elements, dst_elements):
+        access = vectorize(elements, 1)  # one instruction per distinct element, in register order
+        blocks, warps, lanes, count = access.offsets.shape
+        phase = np.arange(lanes) // 32
+        request = ((np.arange(blocks)[:, None, None, None] * warps + np.arange(warps)[None, :, None, None])
+                   * count + np.arange(count)[None, None, None, :]) * (-(-lanes // 32)) + phase[None, None, :, None]
+        request = np.broadcast_to(request, access.offsets.shape)
+        held = access.offsets >= 0
+        pairs = np.unique(np.stack([access.offsets[held], request[held]], axis=1), axis=0)
+        if len(pairs) != int(np.prod(shape)) or len(np.unique(pairs[:, 0])) != len(pairs):
+            return None  # an element in two requests (broadcast across threads) or missing
+        sides.append(pairs[np.argsort(pairs[:, 0]), 1])
+    store_req, load_req = np.unique(sides[0], return_inverse=True)[1], np.unique(sides[1], return_inverse=True)[1]
+    from layoutkit.convert.shuffle import color_edges
+
+    colors = np.asarray(color_edges(list(zip(store_req.tolist(), load_req.tolist())),
+                                    int(store_req.max()) + 1, int(load_req.max()) + 1), np.int64)
+    if colors.max() >= 32:
+        return None
+    per_word = 4 // elem_bytes
+    order = np.argsort(colors, kind="stable")
+    position = np.empty_like(order)
+    starts = np.searchsorted(colors[order], colors[order])
+    position[order] = np.arange(len(order)) - starts
+    word = (position // per_word) * 32 + colors
+    offsets = word * per_word + position % per_word
+    return ScratchLayout(offsets=offsets, shape=shape,
+                         description="(a table: elements coloured by bank, 32 banks; no attribute form)")
+
+
 def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tuple[int, ...],
                    elem_bytes: int, scratch_bytes: int | None = None) -> Candidate:
     """The best scratch layout for storing ``src_elements`` and loading ``dst_elements``
@@ -353,7 +395,13 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
         return evaluate(best, src_elements, dst_elements, elem_bytes, scratch_bytes)
     layouts.extend(padded_candidates(src_elements, dst_elements, shape, elem_bytes))
     candidates = [evaluate(layout, src_elements, dst_elements, elem_bytes, scratch_bytes) for layout in layouts]
-    return min(candidates, key=lambda c: c.score)
+    best = min(candidates, key=lambda c: c.score)
+    if best.score[1] > 0 and best.store.vector == best.load.vector == 1:
+        colored = colored_scratch(src_elements, dst_elements, shape, elem_bytes)
+        if colored is not None:
+            best = min(best, evaluate(colored, src_elements, dst_elements, elem_bytes, scratch_bytes),
+                       key=lambda c: c.score)
+    return best
 
 
 # -- printing ---------------------------------------------------------------------------------
