@@ -354,7 +354,6 @@ class _FunctionEmitter:
         self.views: dict[Any, View] = {}
         self.used_names: set[str] = set(module_emitter.global_names)
         self.shared_decls: list[str] = []
-        self.scratch = 0
 
     # -- names ---------------------------------------------------------------------------
     def fresh(self, hint: str | None, fallback: str = "v") -> str:
@@ -769,8 +768,7 @@ def _h_subview(self: _FunctionEmitter, op: Any) -> None:
     name = self.fresh(getattr(op.results[0], "name_hint", None), "view")
     base = f"&{source.base}" + "[0]" * len(source.info.shape) if source.multi_dim else source.base
     element = source.info.element.c
-    qualifier = "" if source.info.space != "workgroup" else ""
-    self.emit(f"{qualifier}{element}* const {name} = {base} + {' + '.join(terms) if terms else '0'};")
+    self.emit(f"{element}* const {name} = {base} + {' + '.join(terms) if terms else '0'};")
     self.views[op.results[0]] = View(name, info, multi_dim=False)
 
 
