@@ -64,6 +64,12 @@ def _check_pair(src: HardwareMap, dst: HardwareMap) -> None:
         if a != b:
             raise LayoutError(f"hardware: the source layout has {a} {name}(s) and the destination {b}; "
                               "a conversion keeps the same hardware")
+    blocks = src.blocks
+    if blocks > 1:
+        in_block = locate(src.elements.reshape(blocks, -1), dst.elements.reshape(blocks, -1), src.numel)
+        if (in_block < 0).any():
+            raise LayoutError("block: the conversion moves elements between blocks (CTAs); layoutkit plans "
+                              "conversions inside each block")
     held = np.zeros(src.numel, bool)
     held[src.elements.ravel()] = True
     missing = ~held[dst.elements.ravel()]

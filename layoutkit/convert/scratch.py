@@ -58,6 +58,7 @@ class ScratchLayout:
     bases: tuple[tuple[int, ...], ...] | None = None
     padding: tuple[tuple[int, ...], int, int] | None = None
     description: str | None = None
+    block_bases: tuple[tuple[int, ...], ...] = ()
 
     @cached_property
     def span(self) -> int:
@@ -68,7 +69,7 @@ class ScratchLayout:
     def text(self) -> str:
         """The layout in Triton's attribute syntax (swizzled_shared, shared_linear or padded_shared)."""
         if self.bases is not None:
-            return _swizzled_text(self) or _shared_linear_text(self.bases)
+            return (None if self.block_bases else _swizzled_text(self)) or _shared_linear_text(self.bases, self.block_bases)
         if self.padding is None:
             return self.description or "(a table: element -> offset)"
         order, interval, pad = self.padding
@@ -214,8 +215,10 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
     flat-index bases. ``extra``: ``"none"``, ``"store"`` or ``"load"`` -- which side's own
     register directions widen its vector beyond the common ones. ``reserve``: common register
     directions kept out of the vector for the top bits (repetitions)."""
-    _, _, lanes_a, regs_a = src_bases
+    blocks_a, _, lanes_a, regs_a = src_bases
     _, _, lanes_b, regs_b = dst_bases
+    block_dirs = _basis(blocks_a)  # each block has its own scratch: block directions go on top
+    nbits -= len(block_dirs)
     vmax = _log2(max_vector_elements(elem_bytes))
     common = _intersection(regs_a, regs_b)
     reserved = common[:reserve]
@@ -236,14 +239,16 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
     below_a = widened if extra == "store" else vector
     below_b = widened if extra == "load" else vector
     side_a, side_b = gf2.Elimination(), gf2.Elimination()
-    for v in below_a + phase_a:
+    for v in block_dirs + below_a + phase_a:
         side_a.add(v)
-    for v in below_b + phase_b:
+    for v in block_dirs + below_b + phase_b:
         side_b.add(v)
     basis = gf2.Elimination()
+    for v in block_dirs:
+        basis.add(v)
     low = [v for v in widened if basis.add(v)]
     high_count = max(0, nbits - len(low) - slot_bits)
-    units = [1 << j for j in range(nbits)]
+    units = [1 << j for j in range(nbits + len(block_dirs))]
     rest_common = reserved + [v for v in _complement(widened, common) if v not in reserved]
     pool = rest_common + [p ^ q for p in phase_a for q in phase_b] + units
     pool += [u ^ p for u in units for p in phase_a + phase_b]
@@ -264,20 +269,22 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
             bank.append(u)
     # a short H (no conflict-free choice) is completed by units; evaluation scores the result
     high += [u for u in units if basis.add(u)]
-    return low + bank + high[::-1]
+    return low + bank + high[::-1] + block_dirs
 
 
-def linear_scratch(directions: list[int], shape: tuple[int, ...]) -> ScratchLayout:
-    """The scratch layout whose offset bit ``i`` moves along tensor direction ``directions[i]``."""
+def linear_scratch(directions: list[int], shape: tuple[int, ...], block_bits: int = 0) -> ScratchLayout:
+    """The scratch layout whose offset bit ``i`` moves along tensor direction ``directions[i]``;
+    the last ``block_bits`` directions select the block, each block using its own scratch."""
     nbits = len(directions)
     offsets_all = np.arange(1 << nbits, dtype=np.int64)
     element = np.zeros(1 << nbits, np.int64)
     for i, d in enumerate(directions):
         element ^= ((offsets_all >> i) & 1) * d
     offsets = np.empty(1 << nbits, np.int64)
-    offsets[element] = offsets_all
+    offsets[element] = offsets_all & ((1 << (nbits - block_bits)) - 1)
     coords = tuple(tuple(int(c) for c in np.unravel_index(d, shape)) for d in directions)
-    return ScratchLayout(offsets=offsets, shape=shape, bases=coords)
+    local = nbits - block_bits
+    return ScratchLayout(offsets=offsets, shape=shape, bases=coords[:local], block_bases=coords[local:])
 
 
 # -- padded row-major layouts -----------------------------------------------------------------
@@ -381,12 +388,14 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
         if scratch_bytes is not None and numel * elem_bytes > scratch_bytes:
             rep_bits = max(0, _log2(-(-numel * elem_bytes // scratch_bytes) - 1) + 1)
         seen = set()
+        block_bits = len(_basis(src_bases[0]))
         for reserve, extra in itertools.product(sorted({0, rep_bits}), ("none", "store", "load")):
             directions = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra, reserve)
             if len(directions) == nbits and tuple(directions) not in seen:
                 seen.add(tuple(directions))
-                layouts.append(linear_scratch(directions, shape))
-        layouts.append(linear_scratch([1 << j for j in range(nbits)], shape))
+                layouts.append(linear_scratch(directions, shape, block_bits))
+        if block_bits == 0:
+            layouts.append(linear_scratch([1 << j for j in range(nbits)], shape))
         # linear maps: every warp's offsets are warp 0's XOR a constant, which keeps vectors,
         # banks and words alike -- warp 0 ranks the candidates, the winner is simulated in full
         ranked = [evaluate(layout, src_elements[:1], dst_elements[:1], elem_bytes, scratch_bytes, slice(0, 1))
@@ -406,14 +415,17 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
 
 # -- printing ---------------------------------------------------------------------------------
 
-def _shared_linear_text(bases) -> str:
+def _shared_linear_text(bases, block_bases=()) -> str:
     try:
         from layoutkit.layouts.triton.shared import SharedLinearEncoding
 
-        return str(SharedLinearEncoding.from_bases([list(b) for b in bases], alignment=16))
+        return str(SharedLinearEncoding.from_bases([list(b) for b in bases], [list(b) for b in block_bases],
+                                                   alignment=16))
     except Exception:  # noqa: BLE001 - printing falls back to our own spelling
-        inner = ", ".join("[" + ", ".join(map(str, b)) + "]" for b in bases)
-        return f"#ttg.shared_linear<{{offset = [{inner}]}}, alignment = 16>"
+        def text(vectors):
+            return "[" + ", ".join("[" + ", ".join(map(str, b)) + "]" for b in vectors) + "]"
+        block = f", block = {text(block_bases)}" if block_bases else ""
+        return f"#ttg.shared_linear<{{offset = {text(bases)}{block}}}, alignment = 16>"
 
 
 def _swizzled_text(layout: ScratchLayout) -> str | None:

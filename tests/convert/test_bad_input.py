@@ -107,3 +107,10 @@ def test_cli_nested_layouts_take_subgroup_options(capsys):
                          "--subgroup-size", "32", "--num-subgroups", "1")
     assert code == 0, err
     assert "conversion:   no-op" in out or "conversion:   registers" in out
+
+
+def test_conversion_across_blocks_is_refused():
+    a = parse_layout(BLOCKED.replace("order = [1, 0]", "order = [1, 0], CGALayout = [[1, 0]]"))
+    b = parse_layout(TRANSPOSED.replace("order = [0, 1]", "order = [0, 1], CGALayout = [[0, 1]]"))
+    with pytest.raises(LayoutError, match="between blocks"):
+        plan_conversion(a, b, (64, 64), "f16")

@@ -165,3 +165,21 @@ def test_non_power_of_two_nested_pair_is_conflict_free_through_a_bank_coloured_t
     tensor = np.random.default_rng(3).integers(0, 1 << 20, size=shape)
     out = plan.apply(np.transpose(values_for(a, shape, tensor)[..., None], (3, 2, 1, 0)))
     assert np.array_equal(out, np.transpose(values_for(b, shape, tensor)[..., None], (3, 2, 1, 0)))
+
+
+@pytest.mark.parametrize("cga", ["[[1, 0]]", "[[0, 1], [1, 0]]"])
+def test_multi_block_layouts_convert_inside_each_block_with_a_scratch_per_block(cga):
+    a = parse_layout("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                     f"order = [1, 0], CGALayout = {cga}}}>")
+    b = parse_layout("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+                     f"order = [0, 1], CGALayout = {cga}}}>")
+    shape = (64, 64)
+    blocks = a.hardware_dims(shape)["block"]
+    for options in ({}, {"scratch_bytes": 1024}):
+        plan = plan_conversion(a, b, shape, "f16", **options)
+        assert plan.kind == "shared"
+        assert plan.cost.scratch_bytes <= options.get("scratch_bytes", 64 * 64 * 2 // blocks)
+        tensor = np.random.default_rng(5).integers(0, 1 << 20, size=shape)
+        out = plan.apply(np.transpose(values_for(a, shape, tensor), (3, 2, 1, 0)))
+        assert np.array_equal(out, np.transpose(values_for(b, shape, tensor), (3, 2, 1, 0)))
+        assert plan.cost.store_wavefronts == plan.cost.store_lower_bound
