@@ -250,3 +250,27 @@ def test_divergent_loop_counts_per_thread():
     c = np.zeros(40, np.int32)
     layoutkit.simulate(module, "k", grid=1, block=40, args={"c": c})
     assert c.tolist() == [len(range(0, t, 3)) for t in range(40)]
+
+
+def test_i1_casts_are_signed():
+    module = kernel_module(
+        "%o: memref<4xi32>, %f: memref<4xf32>, %b: memref<4xi1>",
+        """      %t = gpu.thread_id x
+      %c2 = arith.constant 2 : index
+      %odd = arith.remui %t, %c2 : index
+      %w = arith.index_cast %odd : index to i32
+      %bit = arith.trunci %w : i32 to i1
+      %s = arith.extsi %bit : i1 to i32
+      memref.store %s, %o[%t] : memref<4xi32>
+      %x = arith.sitofp %bit : i1 to f32
+      memref.store %x, %f[%t] : memref<4xf32>
+      %c3 = arith.constant 3 : i32
+      %three = arith.trunci %c3 : i32 to i1
+      memref.store %three, %b[%t] : memref<4xi1>""",
+    )
+    o = np.zeros(4, np.int32)
+    f = np.zeros(4, np.float32)
+    b = np.zeros(4, np.bool_)
+    layoutkit.simulate(module, "k", grid=1, block=4, args={"o": o, "f": f, "b": b})
+    assert o.tolist() == [0, -1, 0, -1] and f.tolist() == [0.0, -1.0, 0.0, -1.0]
+    assert b.tolist() == [True] * 4  # 3 truncated to one bit

@@ -54,7 +54,7 @@ class Geometry:
             if len(dims) != 3 or any(int(d) < 1 for d in dims):
                 raise LayoutError(f"{label}: expected 1-3 positive sizes, got {dims}")
         if self.warp_size not in (8, 16, 32, 64):
-            raise LayoutError(f"warp_size: expected 32 or 64, got {self.warp_size}")
+            raise LayoutError(f"warp_size: expected 8, 16, 32 or 64, got {self.warp_size}")
 
     @property
     def threads_per_block(self) -> int:
@@ -455,16 +455,14 @@ class Machine:
         self.env[op.result] = np.where(_expand(cond, ndim) if cond.ndim < ndim else cond, a, b)
 
     def cast(self, op, mask) -> None:
+        """index_cast, extsi, trunci, sitofp, extf, truncf: numpy's conversions wrap integers
+        and round floats to nearest even, as the hardware does; i1 is signed (true = -1)."""
         a = self.value(op.operands[0])
         dtype = element_dtype(op.results[0].type)
-        if a.dtype == np.bool_ and dtype != np.bool_ and not is_float(dtype):
-            # i1 extended as a signed integer: true -> -1
-            out = np.where(a, -1, 0).astype(dtype) if isinstance(op, arith.ExtSIOp) else a.astype(dtype)
-        elif is_float(a.dtype) and is_float(dtype) and (a.dtype.itemsize > dtype.itemsize or
-                                                        {a.dtype, dtype} == {np.dtype(np.float16)}):
-            out = a.astype(dtype)
-        elif not is_float(a.dtype) and dtype == np.bool_:
-            out = (a & 1).astype(np.bool_)
+        if a.dtype == np.bool_ and dtype != np.bool_ and isinstance(op, (arith.ExtSIOp, arith.SIToFPOp)):
+            out = np.where(a, -1, 0).astype(dtype)
+        elif a.dtype != np.bool_ and dtype == np.bool_:
+            out = (a & 1).astype(np.bool_)  # truncation to i1 keeps the low bit
         else:
             out = a.astype(dtype)
         self.env[op.results[0]] = out
