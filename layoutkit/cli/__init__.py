@@ -61,20 +61,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=argv, prog_name="layoutkit", standalone_mode=False)
     except LayoutError as err:
-        click.echo(f"error: {err}", err=True)
-        return 2
+        message = str(err)
     except click.exceptions.Exit as err:
         return err.exit_code
     except click.Abort:
-        click.echo("error: aborted", err=True)
-        return 2
+        message = "aborted"
     except click.ClickException as err:
-        click.echo(f"error: {err.format_message()}", err=True)
-        return 2
+        message = err.format_message()
     except (OSError, UnicodeDecodeError) as err:
-        click.echo(f"error: {err}", err=True)
-        return 2
-    return 0
+        message = str(err)
+    else:
+        return 0
+    click.echo(f"error: {one_line(message)}", err=True)
+    return 2
+
+
+def one_line(message: str) -> str:
+    """``message`` with line breaks and other control characters escaped (``\\n``), so that
+    quoted user text cannot split the ``error:`` line."""
+    return "".join(repr(ch)[1:-1] if not ch.isprintable() and ch != " " else ch for ch in message)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,13 +12,16 @@ is printed; with ``--alias-names`` each named one, followed by an empty line.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import click
 
+from layoutkit.cli.files import read_text, write_text
 from layoutkit.core.text import parse_aliases
 from layoutkit.errors import LayoutError, quote
+
+# a message that already starts with the field it is about, e.g. "sizePerThread: ..."
+_NAMES_A_FIELD = re.compile(r"^[\w.\-/ ]+: ")
 
 
 def _options(subgroup_size: int | None, num_subgroups: int | None) -> dict[str, Any]:
@@ -40,16 +43,19 @@ def render_show(
     **options: Any,
 ) -> str:
     """What ``layoutkit show`` prints, as a string (the CLI's logic without I/O)."""
-    from layoutkit.layouts.parse import parse_layout, parse_tensor_type
+    from layoutkit.layouts.parse import parse_tensor_type
     from layoutkit.render.text import layout_view
 
     shape, _element = parse_tensor_type(tensor_type)
     # CuTe thread-value layouts take their tensor shape from -t (other families ignore it)
     options.setdefault("tensor_shape", shape)
+    layout_field = "layout"
     if layout_text is None and input_text is None:
-        layout_text = _encoding_of(tensor_type)
+        layout_text, layout_field = _encoding_of(tensor_type), "tensor type encoding"
     if layout_text is None and input_text is None:
         raise LayoutError("layout: give a layout with -l/--layout or a file of '#alias = ...' lines with -i/--input")
+    if alias_names and input_text is None:
+        raise LayoutError(f"alias-names: {quote(','.join(alias_names))} needs a file of '#alias = ...' lines (-i/--input)")
     out: list[str] = []
     if input_text is not None:
         aliases = parse_aliases(input_text)
@@ -64,7 +70,7 @@ def render_show(
                 raise LayoutError("input: the file defines no '#alias = #attr<...>' layouts")
             chosen = list(aliases)
         for name in chosen:
-            layout = parse_layout(aliases[name].text, aliases=aliases, **options)
+            layout = _parse(aliases[name].text, f"layout #{name}", aliases, options)
             out.append(f"Print layout attribute: #{name} = {layout}\n")
             out.append(layout_view(layout, shape, hardware=hardware))
             if alias_names:
@@ -73,10 +79,22 @@ def render_show(
             layout_text = layout_text.strip()
     if layout_text is not None:
         aliases = parse_aliases(input_text) if input_text is not None else {}
-        layout = parse_layout(layout_text, aliases=aliases, **options)
+        layout = _parse(layout_text, layout_field, aliases, options)
         out.append(f"Print layout attribute: {layout}\n")
         out.append(layout_view(layout, shape, hardware=hardware))
     return "".join(out)
+
+
+def _parse(text: str, field: str, aliases: dict, options: dict[str, Any]) -> Any:
+    """``parse_layout``, its error message prefixed with ``field`` unless it names one."""
+    from layoutkit.layouts.parse import parse_layout
+
+    try:
+        return parse_layout(text, aliases=aliases, **options)
+    except LayoutError as err:
+        if _NAMES_A_FIELD.match(str(err)):
+            raise
+        raise LayoutError(f"{field}: {err}") from None
 
 
 def _encoding_of(tensor_type: str) -> str | None:
@@ -94,6 +112,12 @@ def _alias_list(value: str | None) -> list[str] | None:
     return names
 
 
+def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise click.BadParameter(f"must be a positive integer, got {value}")
+    return value
+
+
 @click.command(name="show")
 @click.option("-l", "--layout", "layout_text", metavar="ATTR", help="Layout attribute text (any family) or an alias from -i.")
 @click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE",
@@ -102,8 +126,8 @@ def _alias_list(value: str | None) -> list[str] | None:
 @click.option("--alias-names", "alias_names", metavar="a,b", help="Aliases of the input file to print (default: all).")
 @click.option("--hw-view", "--use-hw-view", "hardware", is_flag=True, help="Print from the hardware's point of view.")
 @click.option("-o", "--output", "output_file", metavar="FILE", help="Write to FILE instead of stdout.")
-@click.option("--subgroup-size", type=int, default=None, help="Lanes per subgroup, for families that do not carry it (IREE).")
-@click.option("--num-subgroups", type=int, default=None, help="Subgroups (warps), for families that do not carry it (IREE).")
+@click.option("--subgroup-size", type=int, default=None, callback=_positive, help="Lanes per subgroup, for families that do not carry it (IREE).")
+@click.option("--num-subgroups", type=int, default=None, callback=_positive, help="Subgroups (warps), for families that do not carry it (IREE).")
 def command(
     layout_text: str | None,
     tensor_type: str,
@@ -116,12 +140,7 @@ def command(
 ) -> None:
     """Print a layout's tensor view (who holds each element) or, with --hw-view, its
     hardware view (what each warp/lane/register or offset holds), like triton-tensor-layout."""
-    input_text = None
-    if input_file is not None:
-        try:
-            input_text = Path(input_file).read_text(encoding="utf-8")
-        except OSError as err:
-            raise LayoutError(f"input: cannot read {quote(input_file)}: {err.strerror or err}") from None
+    input_text = read_text(input_file, "input") if input_file is not None else None
     text = render_show(
         layout_text,
         tensor_type,
@@ -133,7 +152,4 @@ def command(
     if output_file is None:
         click.echo(text, nl=False)
     else:
-        try:
-            Path(output_file).write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise LayoutError(f"output: cannot write {quote(output_file)}: {err.strerror or err}") from None
+        write_text(output_file, text, "output")

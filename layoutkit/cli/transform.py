@@ -12,17 +12,20 @@ import os
 
 import click
 
+from layoutkit.cli.files import read_text
 from layoutkit.errors import LayoutError, quote
 
 
 def _read_maps(texts: tuple[str, ...]) -> list:
+    """The maps of every TEXT: map text itself, or a file that holds some."""
     from layoutkit.core.coords.transform_map import parse_transform_maps
 
     maps = []
     for text in texts:
-        if not text.lstrip().startswith("#") and os.path.isfile(text):
-            with open(text, encoding="utf-8") as handle:
-                text = handle.read()
+        if "<" not in text:  # no map text: a file name
+            if not os.path.exists(text):
+                raise LayoutError(f"TEXT: {quote(text)} is neither '#rock.transform_map<...>' text nor a file")
+            text = read_text(text, "TEXT")
         maps.extend(parse_transform_maps(text))
     return maps
 
@@ -38,6 +41,8 @@ def _delta(text: str, rank: int) -> tuple[int, ...]:
         raise LayoutError(f"--diff: expected comma-separated integers, got {quote(text)}") from None
     if len(values) != rank:
         raise LayoutError(f"--diff: the chain has {rank} upper dims, got {len(values)} deltas in {quote(text)}")
+    if any(v < 0 for v in values):
+        raise LayoutError(f"--diff: index diffs step forward, deltas must be >= 0, got {quote(text)}")
     return values
 
 

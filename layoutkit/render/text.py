@@ -24,6 +24,7 @@ hold the same elements and the first cell is ``T0:0| T4:0``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +35,9 @@ from layoutkit.errors import LayoutError, quote
 
 DISTRIBUTED_ORDER = ("block", "warp", "lane", "register")
 MEMORY_ORDER = ("block", "offset")
+# A view prints a cell per element and per hardware index: 2**20 of them (1024x1024) take
+# about ten seconds and ten megabytes of text; beyond that a text view is of no use.
+MAX_VIEW_CELLS = 2**20
 
 
 def _pad(value: int, maximum: int) -> int:
@@ -56,6 +60,7 @@ def _canonical_table(layout: Any, shape: Any, order: Sequence[str]) -> tuple[np.
             f"hardware dims: cannot print a layout with hardware dim {quote(unknown[0])} "
             f"(expected {', '.join(order)})"
         )
+    _check_view_size(tensor_shape, hw)
     table = np.asarray(layout.table(tensor_shape))
     names = list(hw)
     axes = [names.index(n) for n in order if n in hw]
@@ -63,6 +68,23 @@ def _canonical_table(layout: Any, shape: Any, order: Sequence[str]) -> tuple[np.
     sizes = {n: hw.get(n, 1) for n in order}
     table = table.reshape([sizes[n] for n in order] + [len(tensor_shape)])
     return table.reshape(-1, len(tensor_shape)), sizes, tensor_shape
+
+
+def _check_view_size(tensor_shape: tuple[int, ...], hw: dict[str, int]) -> None:
+    """LayoutError when the view would print more than :data:`MAX_VIEW_CELLS` cells."""
+    elements = math.prod(tensor_shape)
+    if elements > MAX_VIEW_CELLS:
+        raise LayoutError(
+            f"shape: a text view of {quote(list(tensor_shape))} would print {elements} elements, "
+            f"at most {MAX_VIEW_CELLS} (2**20) are supported"
+        )
+    indices = math.prod(hw.values())
+    if indices > MAX_VIEW_CELLS:
+        sizes = ", ".join(f"{name}={size}" for name, size in hw.items())
+        raise LayoutError(
+            f"hardware dims: a text view of {quote(sizes)} would print {indices} hardware indices, "
+            f"at most {MAX_VIEW_CELLS} (2**20) are supported"
+        )
 
 
 def _grid(cells: Sequence[str], shape: Sequence[int], separator: str) -> str:
