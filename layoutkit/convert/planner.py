@@ -13,10 +13,10 @@ The planner tabulates both layouts (any family, through the layout protocol) int
   when ``scratch_bytes`` is smaller than the tile. ``force_shared=True`` (IREE's
   ``shared_memory_conversion``) always takes this path.
 
-Shuffle against shared memory is decided by issue slots on the shared-memory pipe per warp
-(shuffles use it too): a shuffle round costs one slot per 32-bit word (the register selects
-that pick a lane's word run on the ALUs and are reported, not charged); a shared round trip
-costs its store and load wavefronts plus :data:`BARRIER_SLOTS` per barrier.
+Shuffle against shared memory is decided by issue slots per warp: a shuffle round costs one
+slot per 32-bit word, plus the selects that pick the word each lane offers when lanes offer
+different registers; a shared round trip costs its store and load wavefronts (per warp) plus
+:data:`BARRIER_SLOTS` per barrier.
 
 Example::
 
@@ -128,7 +128,7 @@ def _issue_slots(plan: ConversionPlan) -> float:
     cost = plan.cost
     warps = plan.hardware[1]
     if plan.kind == "shuffle":
-        return cost.instructions.get("shfl", 0)
+        return cost.instructions.get("shfl", 0) + cost.instructions.get("select", 0)
     return (cost.store_wavefronts + cost.load_wavefronts) / warps + BARRIER_SLOTS * cost.barriers
 
 

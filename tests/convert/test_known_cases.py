@@ -183,3 +183,15 @@ def test_multi_block_layouts_convert_inside_each_block_with_a_scratch_per_block(
         out = plan.apply(np.transpose(values_for(a, shape, tensor), (3, 2, 1, 0)))
         assert np.array_equal(out, np.transpose(values_for(b, shape, tensor), (3, 2, 1, 0)))
         assert plan.cost.store_wavefronts == plan.cost.store_lower_bound
+
+
+def test_shuffles_costing_more_than_shared_memory_go_through_shared_memory():
+    # a 64x64 transpose inside one warp: every lane would offer a different register each
+    # round (a select chain per round), while shared memory moves it in 32 + 32 wavefronts
+    a = parse_layout("#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [32, 1], "
+                     "warpsPerCTA = [1, 1], order = [1, 0]}>")
+    b = parse_layout("#ttg.blocked<{sizePerThread = [16, 1], threadsPerWarp = [1, 32], "
+                     "warpsPerCTA = [1, 1], order = [0, 1]}>")
+    plan = plan_conversion(a, b, (64, 64), "f32")
+    assert plan.kind == "shared"
+    assert any("shuffle" in note for note in plan.notes)
