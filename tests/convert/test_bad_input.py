@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from layoutkit import LayoutError, LinearLayout, parse_layout
 from layoutkit.cli import main
@@ -114,3 +116,19 @@ def test_conversion_across_blocks_is_refused():
     b = parse_layout(TRANSPOSED.replace("order = [0, 1]", "order = [0, 1], CGALayout = [[0, 1]]"))
     with pytest.raises(LayoutError, match="between blocks"):
         plan_conversion(a, b, (64, 64), "f16")
+
+
+PIECES = [BLOCKED, TRANSPOSED, SWIZZLED, "#ttg.", "#ttg.blocked<{", "sizePerThread = [1, 4]", "}>", "[", "]",
+          "tensor<", "64x64x", "f16", "f17", ">", "x", "#mma", "0", "-1"]
+
+
+@given(src=st.lists(st.sampled_from(PIECES), max_size=4).map("".join),
+       dst=st.lists(st.sampled_from(PIECES), max_size=4).map("".join),
+       tensor=st.lists(st.sampled_from(PIECES + ["tensor<64x64xf16>"]), max_size=3).map("".join))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_cli_never_shows_a_traceback(capsys, src, dst, tensor):
+    code = main(["convert", "-l", src, "-l", dst, "-t", tensor])
+    out, err = capsys.readouterr()
+    assert code in (0, 2)
+    if code == 2:
+        assert err.startswith("error: ") and err.count("\n") == 1

@@ -195,3 +195,16 @@ def test_shuffles_costing_more_than_shared_memory_go_through_shared_memory():
     plan = plan_conversion(a, b, (64, 64), "f32")
     assert plan.kind == "shared"
     assert any("shuffle" in note for note in plan.notes)
+
+
+def test_triton_linear_encoding_text_converts_like_its_bases_say():
+    # the same map as an mma v2 accumulator with its register bases reordered: registers only
+    text = ("#ttg.linear<{register = [[0, 1], [8, 0], [0, 8], [64, 0]], lane = [[0, 2], [0, 4], [1, 0], "
+            "[2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []}>")
+    swapped = text.replace("[[0, 1], [8, 0], [0, 8], [64, 0]]", "[[64, 0], [0, 8], [8, 0], [0, 1]]")
+    a, b = parse_layout(text), parse_layout(swapped)
+    plan = plan_conversion(a, b, (128, 16), "f32")
+    assert plan.kind == "registers"
+    # register r of b holds the element of register reverse-bits(r) of a
+    reverse = [int(f"{r:04b}"[::-1], 2) for r in range(16)]
+    assert np.array_equal(plan.gather[0, 0, 0], reverse)
