@@ -3,6 +3,9 @@
 // 64: it stages A (128 x 64) and B^T (128 x 64) in shared memory, then each warp issues
 // nvgpu.mma.sync m16n8k16 over its 64 x 64 sub-tile (4 x 8 instructions per k step of 16),
 // keeping its accumulators (vector<2x2xf32> per instruction) in private memory.
+// Both shared tiles are XOR-swizzled in 16-byte chunks: element (r, c) is stored at column
+// c ^ 8 * (r % 8), so the 8 rows a fragment load touches fall in 8 different bank groups
+// (no bank conflicts on fragment loads; `simulate(..., bank_conflicts=True)` counts them).
 // Fragments (PTX ISA, lane = 4 * group + pair):
 //   A: reg r holds row group + 8*(r%2), cols 2*pair + 8*(r/2) + {0,1}
 //   B: reg r holds k rows 2*pair + 8*r + {0,1}, col group
@@ -43,6 +46,10 @@ module {
       %warp_n = arith.remui %warp, %c2 : index
       %wm = arith.muli %warp_m, %c64 : index
       %wn = arith.muli %warp_n, %c64 : index
+      // fragment rows are group (+ 8, + multiples of 16): their swizzle is 8 * group
+      %swz = arith.muli %group, %c8 : index
+      %tid8 = arith.remui %tid, %c8 : index
+      %tswz = arith.muli %tid8, %c8 : index
       scf.for %mi = %c0 to %c4 step %c1 {
         scf.for %ni = %c0 to %c8 step %c1 {
           vector.store %zero_acc, %acc[%mi, %ni, %c0, %c0] : memref<4x8x2x2xf32>, vector<2x2xf32>
@@ -59,19 +66,25 @@ module {
           %grow = arith.addi %m0, %r : index
           %gcol = arith.addi %k0, %col : index
           %v = vector.load %a[%grow, %gcol] : memref<?x?xf16>, vector<8xf16>
-          vector.store %v, %as[%r, %col] : memref<128x64xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+          %r8 = arith.remui %r, %c8 : index
+          %rswz = arith.muli %r8, %c8 : index
+          %scol = arith.xori %col, %rswz : index
+          vector.store %v, %as[%r, %scol] : memref<128x64xf16, #gpu.address_space<workgroup>>, vector<8xf16>
         }
         // stage B[k0:k0+64, n0:n0+128] transposed: thread t copies column n0 + t
         %gn = arith.addi %n0, %tid : index
         scf.for %k = %c0 to %c64 step %c1 {
           %gk = arith.addi %k0, %k : index
           %v = memref.load %b[%gk, %gn] : memref<?x?xf16>
-          memref.store %v, %bs[%tid, %k] : memref<128x64xf16, #gpu.address_space<workgroup>>
+          %sk = arith.xori %k, %tswz : index
+          memref.store %v, %bs[%tid, %sk] : memref<128x64xf16, #gpu.address_space<workgroup>>
         }
         gpu.barrier
         scf.for %kk = %c0 to %c64 step %c16 {
-          %ka = arith.addi %kk, %pair2 : index
-          %ka8 = arith.addi %ka, %c8 : index
+          %ku = arith.addi %kk, %pair2 : index
+          %ku8 = arith.addi %ku, %c8 : index
+          %ka = arith.xori %ku, %swz : index
+          %ka8 = arith.xori %ku8, %swz : index
           scf.for %mi = %c0 to %c4 step %c1 {
             %mi16 = arith.muli %mi, %c16 : index
             %rbase = arith.addi %wm, %mi16 : index

@@ -6,7 +6,8 @@
 Arguments are ``name=file.npy`` for memref arguments (the array must have the memref's
 element type and shape) or ``name=number`` for scalar arguments. After the run every memref
 argument is written to ``DIR/name.npy`` when ``--out`` is given; a summary line per array is
-printed either way.
+printed either way. ``--bank-conflicts`` prints, per shared-memory op, the wavefronts its
+warps needed against the conflict-free ideal.
 """
 
 from __future__ import annotations
@@ -68,8 +69,10 @@ def _summary(name: str, array: np.ndarray) -> str:
               help="Write every memref argument to DIR/name.npy after the run.")
 @click.option("--warp-size", default=32, type=int, show_default=True,
               help="Lanes per warp (64 for AMD-style subgroups).")
+@click.option("--bank-conflicts", is_flag=True,
+              help="Count shared-memory wavefronts per op (32 four-byte banks).")
 def command(file: str, kernel: str, grid: str, block: str, arg_texts: tuple[str, ...],
-            out_dir: str | None, warp_size: int) -> None:
+            out_dir: str | None, warp_size: int, bank_conflicts: bool) -> None:
     """Run KERNEL of the MLIR FILE on the lockstep SIMT simulator."""
     from layoutkit.backends.simt import simulate
     from layoutkit.ir import parse_module
@@ -77,8 +80,12 @@ def command(file: str, kernel: str, grid: str, block: str, arg_texts: tuple[str,
     module = parse_module(Path(file).read_text())
     args = dict(parse_arg(text) for text in arg_texts)
     report = simulate(module, kernel, parse_dims("grid", grid), parse_dims("block", block), args,
-                      warp_size=warp_size)
+                      warp_size=warp_size, bank_conflicts=bank_conflicts)
     click.echo(str(report))
+    if report.shared_wavefronts is not None:
+        for label, (wavefronts, ideal) in report.shared_wavefronts.items():
+            click.echo(f"shared {wavefronts} wavefronts (ideal {ideal}, "
+                       f"{wavefronts / max(ideal, 1):.1f}x): {label}")
     arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)

@@ -68,3 +68,19 @@ def test_simulate_errors_are_one_line(tmp_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+
+
+def test_simulate_bank_conflicts_flag(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.zeros((64, 64), np.float32))
+    np.save(tmp_path / "out.npy", np.zeros((64, 64), np.float32))
+    unpadded = (KERNELS / "transpose_padded.mlir").read_text().replace("32x33xf32", "32x32xf32")
+    (tmp_path / "t.mlir").write_text(unpadded)
+    code = main(["simulate", str(tmp_path / "t.mlir"), "--kernel", "transpose_padded", "--grid", "2,2",
+                 "--block", "32,8", "--arg", f"in={tmp_path / 'in.npy'}", "--arg",
+                 f"out={tmp_path / 'out.npy'}", "--bank-conflicts"])
+    assert code == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("shared ")]
+    # 4 blocks x 8 warps x 4 iterations = 128 warp accesses per op; the column read is 32-way
+    assert lines[0].startswith("shared 128 wavefronts (ideal 128, 1.0x): line ")
+    assert lines[1].startswith("shared 4096 wavefronts (ideal 128, 32.0x): line ")
+    assert "memref.load %tile[%tx, %r]" in lines[1]

@@ -30,12 +30,23 @@ MAX_THREADS_PER_CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class SimulationReport:
-    """What a run executed: IR ops, thread-instructions (ops x active threads), seconds."""
+    """What a run executed: IR ops, thread-instructions (ops x active threads), seconds;
+    with ``bank_conflicts=True``, per shared-memory op (``"line N: op text"``) the
+    wavefronts its warps needed and the conflict-free ideal (see ``machine.bank_wavefronts``).
+    """
 
     kernel: str
     ops: int
     thread_instructions: int
     seconds: float
+    shared_wavefronts: dict[str, tuple[int, int]] | None = None
+
+    @property
+    def bank_conflicts(self) -> int | None:
+        """Extra wavefronts over the ideal, summed over shared accesses (None: not counted)."""
+        if self.shared_wavefronts is None:
+            return None
+        return sum(w - ideal for w, ideal in self.shared_wavefronts.values())
 
     def __str__(self) -> str:
         rate = self.thread_instructions / self.seconds if self.seconds > 0 else float("inf")
@@ -51,13 +62,14 @@ def _dims(label: str, value: int | Sequence[int]) -> tuple[int, int, int]:
 
 
 def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
-             warp_size: int = 32) -> SimulationReport:
+             warp_size: int = 32, bank_conflicts: bool = False) -> SimulationReport:
     """Run ``kernel`` of ``module`` (a parsed module or MLIR text) on ``grid`` x ``block``.
 
     ``args`` maps argument names (the kernel's ``%name``) to numpy arrays (memref
     arguments, written in place) or numbers (scalar arguments); a sequence gives them in
     order. Raises :class:`SimulationError` on out-of-bounds access, a shared-memory race or
-    a barrier not reached by all threads of a block.
+    a barrier not reached by all threads of a block. ``bank_conflicts=True`` also counts
+    shared-memory wavefronts per op (32 four-byte banks, each buffer bank-aligned).
     """
     from layoutkit.ir import find_kernel, parse_module
 
@@ -66,14 +78,25 @@ def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
     func = find_kernel(module, kernel)
     geometry = Geometry(_dims("grid", grid), _dims("block", block), warp_size)
     values = bind_arguments(func, args)
-    stats = Stats()
+    stats = Stats(count_banks=bank_conflicts)
     start = time.perf_counter()
     per_chunk = max(1, MAX_THREADS_PER_CHUNK // geometry.slots_per_block)
     for first in range(0, geometry.blocks, per_chunk):
         chunk = Chunk(geometry, first, min(per_chunk, geometry.blocks - first))
         Machine(func, chunk, values, stats).run()
-    return SimulationReport(kernel, stats.ops, stats.thread_instructions,
-                            time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    wavefronts = None
+    if stats.banks is not None:
+        wavefronts = {_op_label(op): (w, ideal) for op, (w, ideal) in stats.banks.items()}
+    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, wavefronts)
+
+
+def _op_label(op) -> str:
+    from layoutkit.ir import op_line
+
+    line = op_line(op)
+    text = str(op).strip().splitlines()[0]
+    return f"line {line}: {text}" if line else text
 
 
 __all__ = ["SimulationError", "SimulationReport", "simulate"]

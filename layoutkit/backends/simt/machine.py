@@ -107,15 +107,39 @@ _STATIC: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Stats:
-    """Counts of executed ops and thread-instructions (ops times active threads)."""
+    """Counts of executed ops and thread-instructions (ops times active threads), and
+    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}."""
 
-    def __init__(self) -> None:
+    def __init__(self, count_banks: bool = False) -> None:
         self.ops = 0
         self.thread_instructions = 0
+        self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
 
 
-class _Yield(Exception):
-    pass
+BANKS = 32  # 4-byte shared-memory banks
+
+
+def bank_wavefronts(warp: np.ndarray, word: np.ndarray) -> tuple[int, int]:
+    """(wavefronts, ideal) summed over warps for one shared access.
+
+    ``warp`` and ``word`` give, per accessed element, its warp and its 4-byte word in the
+    block's shared memory. A warp needs as many wavefronts as the most distinct words any
+    bank (word % 32) holds; ideally ceil(distinct words / 32). Example: 32 lanes reading
+    column 0 of a float[32][32] tile touch words 0, 32, ..., 992, all in bank 0:
+    32 wavefronts, ideal 1; with 33 columns (padding) they fall in 32 banks: 1 wavefront.
+    """
+    if warp.size == 0:
+        return 0, 0
+    words = int(word.max()) + 1
+    keys = np.unique((warp.astype(np.int64) * BANKS + word % BANKS) * words + word)
+    warp_bank = keys // words
+    starts = np.flatnonzero(np.r_[True, warp_bank[1:] != warp_bank[:-1]])
+    per_bank = np.diff(np.r_[starts, keys.size])  # distinct words of each (warp, bank)
+    warp_of_bank = warp_bank[starts] // BANKS
+    warp_starts = np.flatnonzero(np.r_[True, warp_of_bank[1:] != warp_of_bank[:-1]])
+    wavefronts = np.maximum.reduceat(per_bank, warp_starts)
+    distinct = np.add.reduceat(per_bank, warp_starts)
+    return int(wavefronts.sum()), int((-(-distinct // BANKS)).sum())
 
 
 def _full(value: np.ndarray, threads: int) -> np.ndarray:
@@ -643,6 +667,9 @@ class Machine:
             return
         loc = self._shared_base(buffer, flat.ndim) + flat
         self.env[result] = buffer.data.reshape(-1)[loc]
+        if self.stats.banks is not None:
+            full_flat = _full(flat, self.chunk.threads)
+            self._count_banks(op, buffer, ids, full_flat if ids is None else full_flat[ids])
         if buffer.races is not None:
             self._check_race(op, buffer, ids, loc if ids is None else loc[ids], "load")
 
@@ -679,6 +706,21 @@ class Machine:
         if buffer.races is not None:
             self._check_race(op, buffer, ids, loc, "store")
         buffer.data.reshape(-1)[loc] = value
+        if self.stats.banks is not None:
+            self._count_banks(op, buffer, ids, flat)
+
+    def _count_banks(self, op, buffer: Buffer, ids, flat) -> None:
+        """Add this access's wavefronts (see :func:`bank_wavefronts`) to the op's count;
+        ``flat`` holds the element offsets of the active threads ``ids`` (None: all)."""
+        if ids is None:
+            ids = np.arange(self.chunk.threads)
+        per_thread = int(np.prod(flat.shape[1:], dtype=np.int64))
+        warp = np.repeat(ids // self.geometry.warp_size, per_thread)
+        word = flat.ravel() * buffer.data.itemsize // 4
+        counts = self.stats.banks.setdefault(op, [0, 0])
+        wavefronts, ideal = bank_wavefronts(warp, word)
+        counts[0] += wavefronts
+        counts[1] += ideal
 
     def _shared_base(self, buffer: Buffer, ndim: int) -> np.ndarray:
         """Offset of each thread's block copy in ``buffer.data``, shaped (threads, 1, ...)."""
