@@ -21,7 +21,7 @@ from layoutkit.convert import plan_conversion
 from layoutkit.core.protocol import LayoutBase
 from layoutkit.layouts.iree import NestedLayout
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # -- the reference: read a tensor through a layout, independently of the planner ------------------
@@ -221,7 +221,7 @@ def nvidia_family(draw, shape, warps, surjective):
 
 @given(data=st.data(), shape=st.sampled_from([(64, 64), (32, 64), (128, 32)]),
        dtype=st.sampled_from(["f16", "f32", "i8", "f64"]), seed=st.integers(0, 2**31))
-@SETTINGS
+@settings(SETTINGS, max_examples=80)
 def test_nvidia_families(data, shape, dtype, seed):
     src = data.draw(nvidia_family(shape, 4, surjective=True))
     dst = data.draw(nvidia_family(shape, 4, surjective=False))
@@ -229,7 +229,7 @@ def test_nvidia_families(data, shape, dtype, seed):
 
 
 @given(data=st.data(), dtype=st.sampled_from(["f16", "bf16", "f32"]), seed=st.integers(0, 2**31))
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=40)
 def test_amd_families(data, dtype, seed):
     shape = (64, 64)
 
@@ -245,7 +245,7 @@ def test_amd_families(data, dtype, seed):
 
 @given(data=st.data(), shape=st.sampled_from([(48, 40), (24, 36), (96,)]),
        dtype=st.sampled_from(["f16", "f32"]), seed=st.integers(0, 2**31))
-@SETTINGS
+@settings(SETTINGS, max_examples=60)
 def test_non_power_of_two_tables(data, shape, dtype, seed):
     lanes, warps = 32, 2
     numel = int(np.prod(shape))
