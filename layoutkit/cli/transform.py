@@ -53,7 +53,7 @@ def _delta(text: str, rank: int) -> tuple[int, ...]:
 def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None) -> None:
     """Compose rocMLIR transform maps (upper first); bounds and index diffs."""
     from layoutkit.core.coords.bounds import out_of_bounds, validity
-    from layoutkit.core.coords.codegen import _py_expr, diff_program
+    from layoutkit.core.coords.codegen import diff_program, expression
     from layoutkit.core.coords.transform_map import TransformChain
 
     chain = TransformChain(tuple(_read_maps(texts)))
@@ -77,7 +77,7 @@ def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None) -> None
         click.echo(f"index diff by ({', '.join(map(str, delta))}): {counts['total']} operations "
                    f"({counts['div/mod']} div/mod) instead of {_recompute_ops(chain)} to re-evaluate")
         for target, op, args in program.statements:
-            click.echo(f"  {target} = {_py_expr(op, args)}")
+            click.echo(f"  {target} = {expression(op, args)}")
         (_, [(coords, _)]) = program.results[0]
         for var, value in zip(space_vars[-1], coords):
             click.echo(f"  {var}' = {value}")

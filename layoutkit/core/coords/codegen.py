@@ -20,6 +20,7 @@ per operator: ``+ - * floordiv mod xor >> & compare select``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,19 +33,42 @@ from layoutkit.errors import LayoutError
 
 Value = int | str  # a compile-time constant or a variable name
 
-#: operator classes for reporting
-OP_CLASSES = {
-    "add": "add/sub", "sub": "add/sub", "mul": "mul", "floordiv": "div/mod", "mod": "div/mod",
-    "xor": "bit", "shr": "bit", "and": "bit", "land": "bit", "ge": "compare", "ult": "compare",
-    "select": "select",
-}
 
-_FOLD = {
-    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-    "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b, "xor": lambda a, b: a ^ b,
-    "shr": lambda a, b: a >> b, "and": lambda a, b: a & b, "land": lambda a, b: a & b,
-    "ge": lambda a, b: int(a >= b), "ult": lambda a, b: int(0 <= a < b),
+@dataclass(frozen=True)
+class Operator:
+    """One operation of the index code: the class it is counted in, its value on constants
+    (None: never folded this way), and its Python and C forms as templates over the
+    arguments ``{0}, {1}, {2}``."""
+
+    report_class: str
+    fold: Callable[..., int] | None
+    python: str
+    c: str
+
+
+OPERATORS = {
+    "add": Operator("add/sub", lambda a, b: a + b, "{0} + {1}", "{0} + {1}"),
+    "sub": Operator("add/sub", lambda a, b: a - b, "{0} - {1}", "{0} - {1}"),
+    "mul": Operator("mul", lambda a, b: a * b, "{0} * {1}", "{0} * {1}"),
+    "floordiv": Operator("div/mod", lambda a, b: a // b, "{0} // {1}", "lk_floordiv({0}, {1})"),
+    "mod": Operator("div/mod", lambda a, b: a % b, "{0} % {1}", "lk_mod({0}, {1})"),
+    "xor": Operator("bit", lambda a, b: a ^ b, "{0} ^ {1}", "{0} ^ {1}"),
+    "shr": Operator("bit", lambda a, b: a >> b, "{0} >> {1}", "{0} >> {1}"),
+    "and": Operator("bit", lambda a, b: a & b, "{0} & {1}", "{0} & {1}"),
+    "land": Operator("bit", lambda a, b: a & b, "{0} & {1}", "{0} & {1}"),
+    "ge": Operator("compare", lambda a, b: int(a >= b), "int({0} >= {1})", "({0} >= {1})"),
+    "ult": Operator("compare", lambda a, b: int(0 <= a < b), "int(0 <= {0} < {1})",
+                    "((unsigned long long)({0}) < (unsigned long long)({1}))"),
+    "select": Operator("select", None, "{1} if {0} else {2}", "({0} ? {1} : {2})"),
 }
+REPORT_CLASSES = ("add/sub", "mul", "div/mod", "bit", "compare", "select")
+
+
+def expression(op: str, args: tuple[Value, ...], language: str = "python") -> str:
+    """``op`` applied to ``args`` as Python or C source, e.g. ``expression("mod", ("x", 4),
+    "c") == "lk_mod(x, 4)"``."""
+    operator = OPERATORS[op]
+    return (operator.python if language == "python" else operator.c).format(*args)
 
 
 @dataclass
@@ -61,8 +85,8 @@ class Program:
     def op_counts(self) -> dict[str, int]:
         """Operations by class (``add/sub``, ``mul``, ``div/mod``, ``bit``, ``compare``,
         ``select``) and their ``total``."""
-        counts = Counter(OP_CLASSES[op] for _, op, _ in self.statements)
-        out = {k: counts.get(k, 0) for k in ("add/sub", "mul", "div/mod", "bit", "compare", "select")}
+        counts = Counter(OPERATORS[op].report_class for _, op, _ in self.statements)
+        out = {k: counts.get(k, 0) for k in REPORT_CLASSES}
         out["total"] = sum(counts.values())
         return out
 
@@ -75,7 +99,7 @@ class Program:
         """A Python function ``name(*params)`` returning ``[(index, ((coords), valid), ...), ...]``."""
         lines = [f"def {self.name}({', '.join(self.params)}):"]
         for target, op, args in self.statements:
-            lines.append(f"    {target} = {_py_expr(op, args)}")
+            lines.append(f"    {target} = {expression(op, args)}")
         lines.append("    return [")
         for index, per_chain in self.results:
             parts = ", ".join(f"(({', '.join(map(str, coords))}{',' if len(coords) == 1 else ''}), {valid})"
@@ -96,7 +120,7 @@ class Program:
             f"void {self.name}({args}{', ' if args else ''}long long *out) {{",
         ]
         for target, op, args_ in self.statements:
-            lines.append(f"  long long {target} = {_c_expr(op, args_)};")
+            lines.append(f"  long long {target} = {expression(op, args_, 'c')};")
         k = 0
         for _, per_chain in self.results:
             for coords, valid in per_chain:
@@ -111,39 +135,6 @@ class Program:
         return sum(len(coords) + 1 for _, per in self.results for coords, _ in per)
 
 
-def _py_expr(op: str, args: tuple[Value, ...]) -> str:
-    a = args
-    binary = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "xor": "^",
-              "shr": ">>", "and": "&", "land": "&"}
-    if op in binary:
-        return f"{a[0]} {binary[op]} {a[1]}"
-    if op == "ge":
-        return f"int({a[0]} >= {a[1]})"
-    if op == "ult":
-        return f"int(0 <= {a[0]} < {a[1]})"
-    if op == "select":
-        return f"{a[1]} if {a[0]} else {a[2]}"
-    raise AssertionError(op)
-
-
-def _c_expr(op: str, args: tuple[Value, ...]) -> str:
-    a = args
-    binary = {"add": "+", "sub": "-", "mul": "*", "xor": "^", "shr": ">>", "and": "&", "land": "&"}
-    if op in binary:
-        return f"{a[0]} {binary[op]} {a[1]}"
-    if op == "floordiv":
-        return f"lk_floordiv({a[0]}, {a[1]})"
-    if op == "mod":
-        return f"lk_mod({a[0]}, {a[1]})"
-    if op == "ge":
-        return f"({a[0]} >= {a[1]})"
-    if op == "ult":
-        return f"((unsigned long long)({a[0]}) < (unsigned long long)({a[1]}))"
-    if op == "select":
-        return f"({a[0]} ? {a[1]} : {a[2]})"
-    raise AssertionError(op)
-
-
 class _Emitter:
     """Appends statements with constant folding and per-iteration common subexpressions."""
 
@@ -156,8 +147,9 @@ class _Emitter:
         self.cache = {}
 
     def op(self, op: str, *args: Value) -> Value:
-        if all(isinstance(a, int) for a in args) and op in _FOLD:
-            return _FOLD[op](*args)
+        fold = OPERATORS[op].fold
+        if fold is not None and all(isinstance(a, int) for a in args):
+            return fold(*args)
         a = args[0]
         b = args[1] if len(args) > 1 else None
         if op == "add":
