@@ -27,8 +27,9 @@ Global memory is moved in **32-byte sectors** (CUDA C++ Best Practices Guide, "C
 Access to Global Memory"): a warp request touches ``sectors`` distinct sectors where
 ``ceil(distinct bytes / 32)`` would do; their ratio is the coalescing efficiency.
 
-Per thread, the **widest vector** is the largest power-of-two group of registers (at most 16
-bytes) that hold elements contiguous and aligned in memory, for every thread; registers per
+Per thread, the **widest vector** is the largest power-of-two run of consecutive registers
+(at most 16 bytes) that hold elements contiguous and aligned in memory, for every thread (a
+conversion plan, which names its registers freely, may group any registers); registers per
 thread and the **duplication factor** (how many hardware slots hold each tensor element)
 come from the layout's table.
 

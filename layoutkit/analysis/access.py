@@ -132,15 +132,18 @@ def _check_vector(vector: int | None, elem_bytes: int) -> int | None:
 
 
 def shared_access(layout: Any, memory_layout: Any, shape: Any, dtype: Any, *,
-                  vector: int | None = None) -> AccessReport:
+                  vector: int | None = None, contiguous_registers: bool = True) -> AccessReport:
     """Bank behaviour of ``layout`` storing to / loading from ``memory_layout`` (a shared
     layout, ``"row-major"``, or an array of element offsets). Stores and loads of the same
-    addresses cost the same in this model."""
+    addresses cost the same in this model. Vectors are runs of consecutive registers
+    contiguous in memory; ``contiguous_registers=False`` lets any registers of a thread form
+    a vector (as a conversion plan may)."""
     tensor_shape = check_shape(shape)
     elem_bytes = element_bytes(dtype)
     hmap = layout if isinstance(layout, HardwareMap) else hardware_map(layout, tensor_shape)
     offset_of = memory_offsets(memory_layout, tensor_shape)
-    access = vectorize(offset_of[hmap.elements], max_vector_elements(elem_bytes), _check_vector(vector, elem_bytes))
+    access = vectorize(offset_of[hmap.elements], max_vector_elements(elem_bytes), _check_vector(vector, elem_bytes),
+                       contiguous_registers)
     waves, lower = shared_wavefronts(lane_addresses(access, elem_bytes), access.vector * elem_bytes)
     return AccessReport(
         vector=access.vector, vector_bytes=access.vector * elem_bytes,
@@ -149,14 +152,16 @@ def shared_access(layout: Any, memory_layout: Any, shape: Any, dtype: Any, *,
 
 
 def global_access(layout: Any, shape: Any, dtype: Any, *, strides: Any = None,
-                  vector: int | None = None) -> CoalescingReport:
+                  vector: int | None = None, contiguous_registers: bool = True) -> CoalescingReport:
     """Coalescing of ``layout`` reading a global tensor (row-major, or with ``strides`` in
-    elements): 32-byte sectors per warp request against the minimum."""
+    elements): 32-byte sectors per warp request against the minimum. Vectors as in
+    :func:`shared_access`."""
     tensor_shape = check_shape(shape)
     elem_bytes = element_bytes(dtype)
     hmap = layout if isinstance(layout, HardwareMap) else hardware_map(layout, tensor_shape)
     offset_of = _strided_offsets(tensor_shape, strides)
-    access = vectorize(offset_of[hmap.elements], max_vector_elements(elem_bytes), _check_vector(vector, elem_bytes))
+    access = vectorize(offset_of[hmap.elements], max_vector_elements(elem_bytes), _check_vector(vector, elem_bytes),
+                       contiguous_registers)
     sectors, minimum = global_sectors(lane_addresses(access, elem_bytes), access.vector * elem_bytes)
     return CoalescingReport(
         vector=access.vector, vector_bytes=access.vector * elem_bytes, instructions=access.instructions,

@@ -7,6 +7,9 @@ such that every thread's distinct offsets fall into complete aligned groups
 of the group. Registers holding the same offset twice (broadcast inside a thread) are moved
 once.
 
+With ``contiguous_registers=True`` only runs of consecutive registers ``v*k .. v*k + v-1``
+holding consecutive aligned offsets count, the vectors of a plain load or store.
+
 Worked example: a thread holding offsets ``[8, 9, 10, 11, 40, 41, 42, 43]`` in registers 0..7
 vectorizes at ``v = 4``: instruction 0 moves offsets 8..11 from registers 0..3, instruction 1
 offsets 40..43 from registers 4..7; ``slot[r] == r``. With offsets ``[8, 9, 12, 13]`` the
@@ -71,21 +74,39 @@ def _feasible(compact: np.ndarray, counts: np.ndarray, vector: int) -> bool:
     return bool(np.all(~valid | (aligned & contiguous)))
 
 
-def widest_vector(offsets: np.ndarray, max_vector: int) -> int:
-    """The widest power-of-two vector (at most ``max_vector``) every thread can use."""
+def _contiguous(flat: np.ndarray, vector: int) -> bool:
+    """Registers ``v*k .. v*k + v-1`` hold offsets ``base .. base + v-1`` with ``base % v == 0``."""
+    regs = flat.shape[1]
+    if regs % vector:
+        return False
+    lane_in_vector = np.arange(regs) % vector
+    heads = flat[:, np.arange(regs) - lane_in_vector]
+    return bool(np.all((flat - heads == lane_in_vector) & (heads % vector == 0)))
+
+
+def widest_vector(offsets: np.ndarray, max_vector: int, contiguous_registers: bool = False) -> int:
+    """The widest power-of-two vector (at most ``max_vector``) every thread can use; with
+    ``contiguous_registers`` only runs of consecutive registers form vectors."""
     flat = np.asarray(offsets, dtype=np.int64).reshape(-1, offsets.shape[-1])
-    compact, counts = _compact_distinct(flat)
     vector = 1
+    if contiguous_registers:
+        while vector * 2 <= max_vector and _contiguous(flat, vector * 2):
+            vector *= 2
+        return vector
+    compact, counts = _compact_distinct(flat)
     while vector * 2 <= max_vector and _feasible(compact, counts, vector * 2):
         vector *= 2
     return vector
 
 
-def vectorize(offsets, max_vector: int = 1, vector: int | None = None) -> VectorAccess:
+def vectorize(offsets, max_vector: int = 1, vector: int | None = None,
+              contiguous_registers: bool = False) -> VectorAccess:
     """Vector instructions for ``offsets[..., register]`` (element offsets, non-negative).
 
     ``vector=None`` picks the widest feasible vector up to ``max_vector``; a given ``vector``
-    must be feasible (LayoutError otherwise).
+    must be feasible (LayoutError otherwise). By default any registers of a thread may form
+    a vector (a conversion names its registers freely); ``contiguous_registers=True`` asks for
+    runs of consecutive registers, as a load or store of a tensor in registers does.
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     if offsets.ndim < 1 or offsets.shape[-1] == 0:
@@ -96,12 +117,16 @@ def vectorize(offsets, max_vector: int = 1, vector: int | None = None) -> Vector
     flat = offsets.reshape(-1, regs)
     threads = flat.shape[0]
     if vector is None:
-        vector = widest_vector(flat, max(1, int(max_vector)))
+        vector = widest_vector(flat, max(1, int(max_vector)), contiguous_registers)
     else:
         if vector <= 0 or vector & (vector - 1):
             raise LayoutError(f"vector: expected a power of two, got {quote(vector)}")
-        compact, counts = _compact_distinct(flat)
-        if not _feasible(compact, counts, vector):
+        if contiguous_registers:
+            feasible = _contiguous(flat, vector)
+        else:
+            compact, counts = _compact_distinct(flat)
+            feasible = _feasible(compact, counts, vector)
+        if not feasible:
             raise LayoutError(f"vector: {vector} elements are not contiguous in every thread")
     chunk = flat // vector
     reg = np.arange(regs)

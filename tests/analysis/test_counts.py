@@ -106,13 +106,25 @@ def threads_of(layout, shape):
     return out, hw
 
 
-def brute_access(layout, shape, offset_of, elem_bytes, kind):
+def contiguous_runs(offs, v):
+    """Registers v*k .. v*k+v-1 hold aligned consecutive offsets."""
+    return len(offs) % v == 0 and all(
+        offs[k] % v == 0 and all(offs[k + j] == offs[k] + j for j in range(v)) for k in range(0, len(offs), v))
+
+
+def any_registers(offs, v):
+    """Every held offset's aligned group of v offsets is held by the thread."""
+    return all((o - o % v + j) in set(offs) for o in offs for j in range(v))
+
+
+def brute_access(layout, shape, offset_of, elem_bytes, kind, contiguous=True):
     threads, hw = threads_of(layout, shape)
     per_thread = {t: [offset_of[e] for e in elems] for t, elems in threads.items()}
+    feasible = contiguous_runs if contiguous else any_registers
     vector = 1
     while vector * 2 * elem_bytes <= 16:
         v = vector * 2
-        if all(all((o - o % v + j) in set(offs) for o in offs for j in range(v)) for offs in per_thread.values()):
+        if all(feasible(offs, v) for offs in per_thread.values()):
             vector = v
         else:
             break
@@ -155,6 +167,7 @@ DISTRIBUTED = [
     ("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>", (32, 64)),
     ("#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
      "warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>", (32, 64)),
+    ("#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16, 16], isTransposed = true}>", (32, 64)),
 ]
 MEMORY = [
     "row-major",
@@ -166,10 +179,11 @@ MEMORY = [
 ]
 
 
+@pytest.mark.parametrize("contiguous", [True, False])
 @pytest.mark.parametrize("memory_text", MEMORY)
 @pytest.mark.parametrize("layout_text,shape", DISTRIBUTED)
 @pytest.mark.parametrize("dtype,elem_bytes", [("f16", 2), ("f32", 4)])
-def test_shared_access_matches_brute_force(layout_text, shape, memory_text, dtype, elem_bytes):
+def test_shared_access_matches_brute_force(layout_text, shape, memory_text, dtype, elem_bytes, contiguous):
     layout = parse_layout(layout_text)
     if memory_text == "row-major":
         memory = "row-major"
@@ -177,8 +191,8 @@ def test_shared_access_matches_brute_force(layout_text, shape, memory_text, dtyp
     else:
         memory = parse_layout(memory_text)
         offset_of = offsets_from_memory_layout(memory, shape)
-    report = shared_access(layout, memory, shape, dtype)
-    vector, count, waves, lower = brute_access(layout, shape, offset_of, elem_bytes, "shared")
+    report = shared_access(layout, memory, shape, dtype, contiguous_registers=contiguous)
+    vector, count, waves, lower = brute_access(layout, shape, offset_of, elem_bytes, "shared", contiguous)
     assert (report.vector, report.instructions, report.wavefronts, report.lower_bound) == (vector, count, waves, lower)
 
 
