@@ -30,11 +30,11 @@ from layoutkit.layouts.triton.common import (
     Fields,
     bool_text,
     check_ints,
+    check_k_width,
     check_powers_of_two,
     combine_cta_cga,
     dot_operand_order,
     ints_text,
-    is_power_of_two,
     matrix_order,
     place,
 )
@@ -130,11 +130,7 @@ class AmdMfmaEncoding(DistributedEncoding):
         cga = CGALayout.from_fields(f, len(warps))
         tiles = f.ints("tilesPerWarp", None, minimum=1)
         width = f.int("elementBitWidth", 32)
-        f.finish()
-        try:
-            return cls(version, warps, instr, transposed, cga, tiles, width)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return f.build(cls, version, warps, instr, transposed, cga, tiles, width)
 
     def field_text(self) -> str:
         text = (
@@ -194,10 +190,7 @@ class AmdMfmaEncoding(DistributedEncoding):
 
     # -- as a dot_op parent -------------------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
-        if k_width == 0:
-            raise LayoutError("kWidth: required (non-zero) for an amd_mfma parent")
-        if not is_power_of_two(k_width) or k_width > 64:
-            raise LayoutError(f"kWidth: must be a power of two <= 64, got {k_width}")
+        check_k_width(k_width, self.ATTR_NAME)
 
     def dot_operand_draft(self, op_idx: int, k_width: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
         """Triton's ``mfmaDotToLinearLayout``."""
@@ -274,11 +267,7 @@ class AmdWmmaEncoding(DistributedEncoding):
         cga = CGALayout.from_fields(f, len(warps))
         tiles = f.ints("tilesPerWarp", None, minimum=1)
         instr = f.ints("instrShape", WMMA_DEFAULT_INSTR_SHAPE, minimum=1)
-        f.finish()
-        try:
-            return cls(version, transposed, warps, cga, tiles, instr)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return f.build(cls, version, transposed, warps, cga, tiles, instr)
 
     def field_text(self) -> str:
         text = (
@@ -330,8 +319,7 @@ class AmdWmmaEncoding(DistributedEncoding):
             raise LayoutError(
                 f"kWidth: must be {'/'.join(map(str, allowed))} for WMMA v{self.version}, got {k_width}"
             )
-        if k_width == 0 or not is_power_of_two(k_width) or k_width > 64:
-            raise LayoutError(f"kWidth: required, a power of two <= 64 for WMMA v{self.version}, got {k_width}")
+        check_k_width(k_width, self.ATTR_NAME)
 
     def dot_operand_draft(self, op_idx: int, k_width: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
         """Triton's ``wmmaDotOperandToLinearLayout``."""

@@ -21,6 +21,7 @@ that become all-zero are removed, as Triton does).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,11 +100,7 @@ class BlockedEncoding(DistributedEncoding):
         wpc = f.ints("warpsPerCTA", minimum=1)
         order = f.ints("order")
         cga = CGALayout.from_fields(f, len(spt))
-        f.finish()
-        try:
-            return cls(spt, tpw, wpc, order, cga)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return f.build(cls, spt, tpw, wpc, order, cga)
 
     def field_text(self) -> str:
         return (
@@ -157,17 +154,11 @@ class BlockedEncoding(DistributedEncoding):
 
     @property
     def num_warps(self) -> int:
-        n = 1
-        for w in self.warps_per_cta:
-            n *= w
-        return n
+        return math.prod(self.warps_per_cta)
 
     @property
     def num_threads_per_warp(self) -> int:
-        n = 1
-        for t in self.threads_per_warp:
-            n *= t
-        return n
+        return math.prod(self.threads_per_warp)
 
 
 @dataclass(frozen=True)
@@ -202,13 +193,9 @@ class SliceEncoding(DistributedEncoding):
         f = Fields(attr, cls.ATTR_NAME, aliases)
         dim = f.int("dim")
         parent = encoding_from_attribute(f.attribute("parent"), aliases)
-        f.finish()
         if not isinstance(parent, DistributedEncoding):
             raise f.fail("parent", f"expected a distributed encoding, got {quote(str(parent))}")
-        try:
-            return cls(dim, parent)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return f.build(cls, dim, parent)
 
     def field_text(self) -> str:
         return f"dim = {self.dim}, parent = {self.parent}"

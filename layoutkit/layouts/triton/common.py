@@ -23,7 +23,7 @@ LinearLayout once keeps ``to_linear_layout`` well under 100 us.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -104,6 +104,16 @@ class Fields:
             raise LayoutError(
                 f"{unknown[0]}: unknown field of #ttg.{self.encoding} in {quote(self.attr.text, 200)}"
             )
+
+    def build(self, make: Callable[..., Any], *args: Any) -> Any:
+        """``make(*args)`` once every field has been read (:meth:`finish`); a LayoutError it
+        raises gets the attribute text appended. The last line of every ``from_attribute``:
+        ``return f.build(cls, size_per_thread, ..., cga)``."""
+        self.finish()
+        try:
+            return make(*args)
+        except LayoutError as err:
+            raise LayoutError(f"{err} in {quote(self.attr.text, 200)}") from None
 
     # -- typed ---------------------------------------------------------------------
     def int(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> int:
@@ -200,6 +210,15 @@ def check_rank(field: str, values: Sequence[Any], rank: int, reference: str) -> 
             f"{field}: has rank {len(values)} but {reference} has rank {rank} "
             f"(got {quote(value_text(list(values)))})"
         )
+
+
+def check_k_width(k_width: int, parent: str) -> None:
+    """kWidth of a dot operand whose parent is the matrix-core layout ``parent``: required,
+    a power of two <= 64."""
+    if k_width == 0:
+        raise LayoutError(f"kWidth: required (non-zero) for an {parent} parent")
+    if not is_power_of_two(k_width) or k_width > 64:
+        raise LayoutError(f"kWidth: must be a power of two <= 64 for an {parent} parent, got {k_width}")
 
 
 def check_permutation(field: str, order: Sequence[int]) -> None:

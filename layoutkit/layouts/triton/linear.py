@@ -86,11 +86,7 @@ class LinearEncoding(DistributedEncoding):
     def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> LinearEncoding:
         f = Fields(attr, cls.ATTR_NAME, aliases)
         values = [f.bases(name) for name in DISTRIBUTED_IN_DIMS]
-        f.finish()
-        try:
-            return cls(*values)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return f.build(cls, *values)
 
     @classmethod
     def from_linear_layout(cls, layout) -> LinearEncoding:

@@ -39,6 +39,7 @@ from layoutkit.layouts.triton.common import (
     Draft,
     Fields,
     check_ints,
+    check_k_width,
     check_powers_of_two,
     combine_cta_cga,
     dot_operand_order,
@@ -133,11 +134,7 @@ class NvidiaMmaEncoding(DistributedEncoding):
         warps = f.ints("warpsPerCTA", minimum=1)
         instr = f.ints("instrShape", None, minimum=1)
         cga = CGALayout.from_fields(f, len(warps))
-        f.finish()
-        try:
-            return cls(major, minor, warps, instr, cga)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return f.build(cls, major, minor, warps, instr, cga)
 
     def field_text(self) -> str:
         return (
@@ -175,10 +172,7 @@ class NvidiaMmaEncoding(DistributedEncoding):
 
     # -- as a dot_op parent -------------------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
-        if k_width == 0:
-            raise LayoutError("kWidth: required (non-zero) for an nvidia_mma parent")
-        if not is_power_of_two(k_width) or k_width > 64:
-            raise LayoutError(f"kWidth: must be a power of two <= 64 for an nvidia_mma parent, got {k_width}")
+        check_k_width(k_width, self.ATTR_NAME)
         if self.is_hopper and op_idx != 0:
             raise LayoutError("opIdx: must be 0 for a Hopper (versionMajor = 3) parent; B is read from shared memory")
 
@@ -232,11 +226,7 @@ class DotOperandEncoding(DistributedEncoding):
         op_idx = f.int("opIdx")
         parent = encoding_from_attribute(f.attribute("parent"), aliases)
         k_width = f.int("kWidth", 0)
-        f.finish()
-        try:
-            return cls(op_idx, parent, k_width)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return f.build(cls, op_idx, parent, k_width)
 
     def field_text(self) -> str:
         k_width = f", kWidth = {self.k_width}" if self.k_width else ""

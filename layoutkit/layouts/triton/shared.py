@@ -152,11 +152,7 @@ class SwizzledSharedEncoding(_SharedBase):
         max_phase = fields.int("maxPhase", minimum=1)
         order = fields.ints("order")
         cga = read_cga(fields, len(order)) if order else None
-        fields.finish()
-        try:
-            return cls(vec, per_phase, max_phase, order, cga)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return fields.build(cls, vec, per_phase, max_phase, order, cga)
 
     def __str__(self) -> str:
         assert self.cga is not None
@@ -329,11 +325,7 @@ class NVMMASharedEncoding(_SharedBase):
             else:
                 rank = 2
         cga = read_cga(fields, rank)
-        fields.finish()
-        try:
-            return cls(width, transposed, bits, fp4, cga, rank)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return fields.build(cls, width, transposed, bits, fp4, cga, rank)
 
     def __str__(self) -> str:
         assert self.cga is not None
@@ -531,12 +523,8 @@ class SharedLinearEncoding(_SharedBase):
         offset = fields.bases("offset")
         block = fields.bases("block", ())
         alignment = fields.int("alignment", minimum=1)
-        fields.finish()
         layout = _linear_from_bases(offset, block, "offset", attr.text)
-        try:
-            return cls(layout, alignment)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return fields.build(cls, layout, alignment)
 
     def _bases_text(self) -> str:
         text = f"offset = {bases_text(_bases_of(self.layout, 'offset'))}"
@@ -648,19 +636,11 @@ class PaddedSharedEncoding(_SharedBase):
         if fields.has("offset") or fields.has("block"):
             offset = fields.bases("offset")
             block = fields.bases("block", ())
-            fields.finish()
             layout = _linear_from_bases(offset, block, "offset", attr.text)
-            try:
-                return cls(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), layout)
-            except LayoutError as err:
-                raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+            return fields.build(cls, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), layout)
         order = fields.ints("order")
         shape = fields.ints("shape", minimum=1)
-        fields.finish()
-        try:
-            return cls.from_order(pairs, order, shape)
-        except LayoutError as err:
-            raise LayoutError(f"{err} in {quote(attr.text, 200)}") from None
+        return fields.build(cls.from_order, pairs, order, shape)
 
     # -- derived -----------------------------------------------------------------------
     @cached_property
