@@ -44,6 +44,9 @@ from layoutkit.analysis.vectors import VectorAccess, vectorize
 from layoutkit.core import gf2
 from layoutkit.errors import LayoutError
 
+#: hardware slots above which table layouts are ranked on a sample of warps
+LARGE_TABLE = 1 << 16
+
 
 @dataclass(frozen=True, eq=False)
 class ScratchLayout:
@@ -403,9 +406,13 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
         best = min(ranked, key=lambda c: c.score).layout
         return evaluate(best, src_elements, dst_elements, elem_bytes, scratch_bytes)
     layouts.extend(padded_candidates(src_elements, dst_elements, shape, elem_bytes))
-    candidates = [evaluate(layout, src_elements, dst_elements, elem_bytes, scratch_bytes) for layout in layouts]
+    # big tables: rank on the first two warps, simulate the winner in full
+    sample = slice(0, 2) if src_elements.size + dst_elements.size > LARGE_TABLE else slice(None)
+    candidates = [evaluate(layout, src_elements, dst_elements, elem_bytes, scratch_bytes, sample) for layout in layouts]
     best = min(candidates, key=lambda c: c.score)
-    if best.score[1] > 0 and best.store.vector == best.load.vector == 1:
+    if sample != slice(None):
+        best = evaluate(best.layout, src_elements, dst_elements, elem_bytes, scratch_bytes)
+    if best.score[1] > 0 and best.store.vector == best.load.vector == 1 and numel <= LARGE_TABLE:
         colored = colored_scratch(src_elements, dst_elements, shape, elem_bytes)
         if colored is not None:
             best = min(best, evaluate(colored, src_elements, dst_elements, elem_bytes, scratch_bytes),
