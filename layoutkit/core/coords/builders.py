@@ -124,20 +124,54 @@ class _Builder:
             raise LayoutError(f"{what}: {count} dims but {len(dims)} positions {quote(dims)}")
         return dims
 
+    def _ends_and_sources(self, names: Any, source: Any, what: str) -> tuple[list[str], list[str]]:
+        """The end dims ``names`` and the start dims they come from (default: the same names)."""
+        ends = _names(names, what)
+        return ends, ends if source is None else _names(source, f"{what} sources")
+
+    def _dim_by_dim(self, what: str, kind: str, params: Any, ends: list[str], sources: list[str], at: Any,
+                    end_sizes: list[int] | None = None) -> None:
+        """A transform taking each start dim of ``sources`` to one end dim of ``ends``, at
+        positions ``at`` (default: their sources'), of sizes ``end_sizes`` (default: the
+        sources' sizes)."""
+        for s in sources:
+            self.start_index(s, what)
+        dims = self._positions(at, sources, len(ends), what)
+        if end_sizes is None:
+            end_sizes = [self.start_size(s) for s in sources]
+        for n, d, size in zip(ends, dims, end_sizes):
+            self.define(n, d, size, what)
+        self.add(kind, params, sources, ends, dims)
+
     # -- transforms that read the same either way -----------------------------------------
     def pass_through(self, names: Any, at: Any = None, source: Any = None) -> None:
         """``names`` (at ``at``, default: their source's position) pass ``source`` dims
         (default: the same names) through unchanged."""
-        ends = _names(names, "pass_through")
-        sources = ends if source is None else _names(source, "pass_through sources")
+        ends, sources = self._ends_and_sources(names, source, "pass_through")
         if len(sources) != len(ends):
             raise LayoutError(f"pass_through: {len(ends)} names for {len(sources)} sources")
+        self._dim_by_dim("pass_through", "PassThrough", (), ends, sources, at)
+
+    def pad(self, names: Any, params: Any, at: Any = None, source: Any = None) -> None:
+        """``names`` pad ``source`` dims (default: the same names) by ``params = [l1, r1, l2,
+        r2, ...]``: upper size = lower size + left + right, whichever side is being built."""
+        ends, sources = self._ends_and_sources(names, source, "pad")
+        params = _ints(params, "pad params")
+        if len(params) != 2 * len(ends) or len(sources) != len(ends):
+            raise LayoutError(f"pad: {len(ends)} dims need {2 * len(ends)} params and as many sources, got {quote(params)}")
         for s in sources:
-            self.start_index(s, "pass_through")
-        dims = self._positions(at, sources, len(ends), "pass_through")
-        for n, d, s in zip(ends, dims, sources):
-            self.define(n, d, self.start_size(s), "pass_through")
-        self.add("PassThrough", (), sources, ends, dims)
+            self.start_index(s, "pad")
+        growth = -1 if self.start_side == "upper" else 1  # building the lower side shrinks
+        sizes = [self.start_size(s) + growth * (params[2 * i] + params[2 * i + 1]) for i, s in enumerate(sources)]
+        self._dim_by_dim("pad", "Pad", params, ends, sources, at, sizes)
+
+    def xor(self, names: Any, mask: int, shift: int, at: Any = None, source: Any = None) -> None:
+        """``names = [a, b]`` over ``source`` dims (default: the same names), an XOR swizzle:
+        lower ``a = upper a xor ((upper b >> shift) & mask)``, ``b`` passes through."""
+        ends, sources = self._ends_and_sources(names, source, "xor")
+        if len(ends) != 2 or len(sources) != 2:
+            raise LayoutError("xor: takes two dims [a, b]")
+        self._dim_by_dim("xor", "Xor", [int(mask), int(shift)], ends, sources, at)
 
     def take_remainder(self) -> None:
         """Pass every start dim no transform has used yet through, same name, at the next
@@ -176,21 +210,6 @@ class BottomUpBuilder(_Builder):
     def above(cls, previous: TransformMap) -> BottomUpBuilder:
         """A builder whose lower space is ``previous``'s upper space (the next map up)."""
         return cls(list(previous.upper_names), list(previous.upper_bounds))
-
-    def pad(self, names: Any, params: Any, at: Any = None, source: Any = None) -> None:
-        """Upper ``names`` pad the lower ``source`` dims by ``params = [l1, r1, l2, r2, ...]``:
-        upper size = lower + left + right."""
-        ends = _names(names, "pad")
-        sources = ends if source is None else _names(source, "pad sources")
-        params = _ints(params, "pad params")
-        if len(params) != 2 * len(ends) or len(sources) != len(ends):
-            raise LayoutError(f"pad: {len(ends)} dims need {2 * len(ends)} params and as many sources, got {quote(params)}")
-        for s in sources:
-            self.start_index(s, "pad")
-        dims = self._positions(at, sources, len(ends), "pad")
-        for i, (n, d, s) in enumerate(zip(ends, dims, sources)):
-            self.define(n, d, self.start_size(s) + params[2 * i] + params[2 * i + 1], "pad")
-        self.add("Pad", params, sources, ends, dims)
 
     def slice(self, names: Any, source: Any, begins: Any, ends: Any, at: Any = None) -> None:
         """Upper ``names`` are the ``[begin, end)`` slices of the lower ``source`` dims."""
@@ -257,10 +276,7 @@ class BottomUpBuilder(_Builder):
             raise LayoutError("broadcast: needs one size per name")
         for s in lowers:
             self.start_index(s, "broadcast")
-        dims = [self.start_names.index(s) for s in lowers]
-        for n, d, s in zip(lowers, dims, sizes):
-            self.define(n, d, s, "broadcast")
-        self.add("Broadcast", [self.start_size(s) for s in lowers], lowers, lowers, dims)
+        self._dim_by_dim("broadcast", "Broadcast", [self.start_size(s) for s in lowers], lowers, lowers, None, sizes)
 
     def const_dim(self, name: str, value: int) -> None:
         """Assert that the lower dim ``name`` holds ``value`` (no upper dim reads it)."""
@@ -268,19 +284,6 @@ class BottomUpBuilder(_Builder):
         if not 0 <= value < self.start_size(name):
             raise LayoutError(f"const_dim: value {value} of {quote(name)} must lie in [0, {self.start_size(name)})")
         self.add("ConstDim", [int(value), self.start_size(name)], [name], [], [])
-
-    def xor(self, names: Any, mask: int, shift: int, at: Any = None, source: Any = None) -> None:
-        """Upper ``[a, b]`` over lower ``source``: ``a_lower = a xor ((b >> shift) & mask)``."""
-        ends = _names(names, "xor")
-        sources = ends if source is None else _names(source, "xor sources")
-        if len(ends) != 2 or len(sources) != 2:
-            raise LayoutError("xor: takes two dims [a, b]")
-        for s in sources:
-            self.start_index(s, "xor")
-        dims = self._positions(at, sources, 2, "xor")
-        for n, d, s in zip(ends, dims, sources):
-            self.define(n, d, self.start_size(s), "xor")
-        self.add("Xor", [int(mask), int(shift)], sources, ends, dims)
 
 
 class TopDownBuilder(_Builder):
@@ -292,21 +295,6 @@ class TopDownBuilder(_Builder):
     def below(cls, previous: TransformMap) -> TopDownBuilder:
         """A builder whose upper space is ``previous``'s lower space (the next map down)."""
         return cls(list(previous.lower_names), list(previous.lower_bounds))
-
-    def pad(self, names: Any, params: Any, at: Any = None, source: Any = None) -> None:
-        """Lower ``names`` are the upper ``source`` dims without their padding
-        ``params = [l1, r1, ...]``: lower size = upper - left - right."""
-        ends = _names(names, "pad")
-        sources = ends if source is None else _names(source, "pad sources")
-        params = _ints(params, "pad params")
-        if len(params) != 2 * len(ends) or len(sources) != len(ends):
-            raise LayoutError(f"pad: {len(ends)} dims need {2 * len(ends)} params and as many sources, got {quote(params)}")
-        for s in sources:
-            self.start_index(s, "pad")
-        dims = self._positions(at, sources, len(ends), "pad")
-        for i, (n, d, s) in enumerate(zip(ends, dims, sources)):
-            self.define(n, d, self.start_size(s) - params[2 * i] - params[2 * i + 1], "pad")
-        self.add("Pad", params, sources, ends, dims)
 
     def slice(self, names: Any, begins: Any, sizes: Any, at: Any = None, source: Any = None) -> None:
         """Upper ``source`` dims are the slices starting at ``begins`` of lower ``names``
@@ -373,17 +361,11 @@ class TopDownBuilder(_Builder):
 
     def broadcast(self, names: Any, lengths: Any, at: Any = None, source: Any = None) -> None:
         """Lower ``names`` of sizes ``lengths`` read the upper dims modulo the length."""
-        ends = _names(names, "broadcast")
-        sources = ends if source is None else _names(source, "broadcast sources")
+        ends, sources = self._ends_and_sources(names, source, "broadcast")
         lengths = _ints(lengths, "broadcast lengths")
         if not len(ends) == len(sources) == len(lengths):
             raise LayoutError("broadcast: needs one length per name")
-        for s in sources:
-            self.start_index(s, "broadcast")
-        dims = self._positions(at, sources, len(ends), "broadcast")
-        for n, d, length in zip(ends, dims, lengths):
-            self.define(n, d, length, "broadcast")
-        self.add("Broadcast", lengths, sources, ends, dims)
+        self._dim_by_dim("broadcast", "Broadcast", lengths, ends, sources, at, lengths)
 
     def const_dim(self, name: str, at: int, value: int, size: int) -> None:
         """A lower dim of size ``size`` that always holds ``value``."""
@@ -391,16 +373,3 @@ class TopDownBuilder(_Builder):
             raise LayoutError(f"const_dim: value {value} of {quote(name)} must lie in [0, {size})")
         self.define(name, int(at), int(size), "const_dim")
         self.add("ConstDim", [int(value), int(size)], [], [name], [int(at)])
-
-    def xor(self, names: Any, mask: int, shift: int, at: Any = None, source: Any = None) -> None:
-        """Lower ``[a', b']`` from upper ``source = [a, b]``: ``a' = a xor ((b >> shift) & mask)``."""
-        ends = _names(names, "xor")
-        sources = ends if source is None else _names(source, "xor sources")
-        if len(ends) != 2 or len(sources) != 2:
-            raise LayoutError("xor: takes two dims [a, b]")
-        for s in sources:
-            self.start_index(s, "xor")
-        dims = self._positions(at, sources, 2, "xor")
-        for n, d, s in zip(ends, dims, sources):
-            self.define(n, d, self.start_size(s), "xor")
-        self.add("Xor", [int(mask), int(shift)], sources, ends, dims)
