@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from layoutkit.core.coords import TopDownBuilder, TransformMap
+from layoutkit.coords import TopDownBuilder, TransformMap
 
 
 def ref_transform(kind: str, params: tuple, upper: list[int]) -> list[int]:
@@ -145,7 +145,7 @@ def random_chain(seed: int, max_points: int = 400) -> list[TransformMap]:
 @pytest.fixture
 def seed_filter_chain():
     """Seed 003: Pad{0, 64 - 18} of K over the OIHW filter merged into K = (I, H, W)."""
-    from layoutkit.core.coords import BottomUpBuilder
+    from layoutkit.coords import BottomUpBuilder
 
     b = BottomUpBuilder(["O", "I", "H", "W"], [128, 2, 3, 3])
     b.pass_through("M", 0, "O")

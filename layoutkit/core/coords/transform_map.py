@@ -48,8 +48,76 @@ def _sizes(values: Any, field: str) -> tuple[int, ...]:
     return tuple(int(v) for v in items)
 
 
+class _Mapping(LayoutBase):
+    """The layout protocol of a map or a chain of maps from ``upper_names`` /
+    ``upper_bounds`` to ``lower_bounds``: the upper dims are the input dims (by name), the
+    lower dims the tensor dims ``dim0, dim1, ...``."""
+
+    #: how the lower space is named in messages
+    WHAT = "the transform map"
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        """``"distributed"`` when the upper dims are hardware dims (register, lane, ...)."""
+        names = self.upper_names
+        return "distributed" if names and set(names) <= set(DISTRIBUTED_DIMS) else "memory"
+
+    def hardware_dims(self, shape: Any = None) -> dict[str, int]:
+        self.tensor_shape(shape)
+        return dict(zip(self.upper_names, self.upper_bounds))
+
+    def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
+        lower = self.lower_bounds
+        if shape is not None and check_shape(shape) != lower:
+            raise LayoutError(f"shape: {self.WHAT}'s lower space is {list(lower)}, got {quote(list(shape))}")
+        return lower
+
+    def table(self, shape: Any = None) -> np.ndarray:
+        """``table()[u0, u1, ...]`` = the lower coordinates of the upper point ``(u0, u1, ...)``."""
+        self.tensor_shape(shape)
+        grids = np.indices(self.upper_bounds, dtype=np.int64)
+        lower = self.apply(*list(grids))
+        return np.stack([np.broadcast_to(np.asarray(v, dtype=np.int64), self.upper_bounds) for v in lower], axis=-1)
+
+    def to_linear_layout(self, shape: Any = None):
+        """The map as a LinearLayout (upper dims -> ``dim0, ...``) when it is linear over F2
+        (power-of-two sizes, XOR of the images of single bits); else a LayoutError."""
+        from layoutkit.core.linear import LinearLayout
+
+        self.tensor_shape(shape)
+        sizes = tuple(self.upper_bounds) + tuple(self.lower_bounds)
+        if any(s & (s - 1) for s in sizes):
+            raise LayoutError(f"transform map: not linear over F2: sizes {list(sizes)} are not all powers of two")
+        bases: dict[str, list[list[int]]] = {}
+        for d, (name, size) in enumerate(zip(self.upper_names, self.upper_bounds)):
+            bases[name] = []
+            for bit in range(size.bit_length() - 1):
+                point = [0] * len(self.upper_bounds)
+                point[d] = 1 << bit
+                bases[name].append([int(v) for v in self.apply(*point)])
+        out_dims = dict(zip(out_dim_names(len(self.lower_bounds)), self.lower_bounds))
+        try:
+            layout = LinearLayout(bases, out_dims)
+        except LayoutError as err:
+            raise LayoutError(f"transform map: not linear over F2 ({err})") from None
+        grids = np.indices(self.upper_bounds, dtype=np.int64) if self.upper_bounds else []
+        want = self.apply(*list(grids))
+        got = layout.apply(**{n: g for n, g in zip(self.upper_names, grids)})
+        for name, w in zip(out_dims, want):
+            if not np.array_equal(np.broadcast_to(got[name], np.shape(w)), w):
+                raise LayoutError(f"transform map: not linear over F2 (output {name} is not the XOR of its bit images)")
+        return layout
+
+
+def _named_inputs(mapping: Any, named: dict[str, Any]) -> list[Any]:
+    unknown = [k for k in named if k not in mapping.upper_names]
+    if unknown:
+        raise LayoutError(f"apply: unknown upper dim {quote(unknown[0])} (upper dims: {', '.join(mapping.upper_names)})")
+    return [named.get(n, 0) for n in mapping.upper_names]
+
+
 @dataclass(frozen=True)
-class TransformMap(LayoutBase):
+class TransformMap(_Mapping):
     """Upper dims -> lower dims through transforms; see the module docstring.
 
     As a layout (the protocol), the upper dims are the input dims (by name) and the lower
@@ -59,11 +127,6 @@ class TransformMap(LayoutBase):
     transforms: tuple[Transform, ...]
     upper_bounds: tuple[int, ...]
     lower_bounds: tuple[int, ...]
-
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        """``"distributed"`` when the upper dims are hardware dims (register, lane, ...)."""
-        return _kind(self.upper_names)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "transforms", tuple(self.transforms))
@@ -216,83 +279,16 @@ class TransformMap(LayoutBase):
         inverse = tuple(t.inverse(ub, lb) for t in self.transforms)
         return TransformMap(inverse, self.lower_bounds, self.upper_bounds)
 
-    # -- protocol -----------------------------------------------------------------------
-    def hardware_dims(self, shape: Any = None) -> dict[str, int]:
-        self.tensor_shape(shape)
-        return self.upper_space
-
-    def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
-        if shape is not None and check_shape(shape) != self.lower_bounds:
-            raise LayoutError(f"shape: the transform map's lower space is {list(self.lower_bounds)}, got {quote(list(shape))}")
-        return self.lower_bounds
-
-    def table(self, shape: Any = None) -> np.ndarray:
-        """``table()[u0, u1, ...]`` = the lower coordinates of the upper point ``(u0, u1, ...)``."""
-        return _table(self, shape)
-
-    def to_linear_layout(self, shape: Any = None):
-        """The map as a LinearLayout (upper dims -> ``dim0, ...``) when it is linear over F2
-        (power-of-two sizes, XOR of the images of single bits); else a LayoutError."""
-        return _to_linear_layout(self, shape)
-
-
-def _kind(upper_names: tuple[str, ...]) -> str:
-    return "distributed" if upper_names and set(upper_names) <= set(DISTRIBUTED_DIMS) else "memory"
-
-
-def _named_inputs(mapping: Any, named: dict[str, Any]) -> list[Any]:
-    unknown = [k for k in named if k not in mapping.upper_names]
-    if unknown:
-        raise LayoutError(f"apply: unknown upper dim {quote(unknown[0])} (upper dims: {', '.join(mapping.upper_names)})")
-    return [named.get(n, 0) for n in mapping.upper_names]
-
-
-def _to_linear_layout(mapping: Any, shape: Any):
-    from layoutkit.core.linear import LinearLayout
-
-    mapping.tensor_shape(shape)
-    sizes = tuple(mapping.upper_bounds) + tuple(mapping.lower_bounds)
-    if any(s & (s - 1) for s in sizes):
-        raise LayoutError(f"transform map: not linear over F2: sizes {list(sizes)} are not all powers of two")
-    bases: dict[str, list[list[int]]] = {}
-    for d, (name, size) in enumerate(zip(mapping.upper_names, mapping.upper_bounds)):
-        bases[name] = []
-        for bit in range(size.bit_length() - 1):
-            point = [0] * len(mapping.upper_bounds)
-            point[d] = 1 << bit
-            bases[name].append([int(v) for v in mapping.apply(*point)])
-    out_dims = dict(zip(out_dim_names(len(mapping.lower_bounds)), mapping.lower_bounds))
-    try:
-        layout = LinearLayout(bases, out_dims)
-    except LayoutError as err:
-        raise LayoutError(f"transform map: not linear over F2 ({err})") from None
-    grids = np.indices(mapping.upper_bounds, dtype=np.int64) if mapping.upper_bounds else []
-    want = mapping.apply(*list(grids))
-    got = layout.apply(**{n: g for n, g in zip(mapping.upper_names, grids)})
-    for name, w in zip(out_dims, want):
-        if not np.array_equal(np.broadcast_to(got[name], np.shape(w)), w):
-            raise LayoutError(f"transform map: not linear over F2 (output {name} is not the XOR of its bit images)")
-    return layout
-
-
-def _table(mapping: Any, shape: Any) -> np.ndarray:
-    mapping.tensor_shape(shape)
-    grids = np.indices(mapping.upper_bounds, dtype=np.int64)
-    lower = mapping.apply(*list(grids))
-    return np.stack([np.broadcast_to(np.asarray(v, dtype=np.int64), mapping.upper_bounds) for v in lower], axis=-1)
-
 
 # -- chains ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class TransformChain(LayoutBase):
+class TransformChain(_Mapping):
     """Maps applied one after another, upper first: ``maps[i]``'s lower space is
     ``maps[i + 1]``'s upper space (same sizes)."""
 
-    maps: tuple[TransformMap, ...]
+    WHAT = "the chain"
 
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        return _kind(self.upper_names)
+    maps: tuple[TransformMap, ...]
 
     def __post_init__(self) -> None:
         maps = tuple(self.maps)
@@ -365,21 +361,6 @@ class TransformChain(LayoutBase):
 
     def compose(self) -> TransformMap:
         return compose(self)
-
-    def hardware_dims(self, shape: Any = None) -> dict[str, int]:
-        self.tensor_shape(shape)
-        return dict(zip(self.upper_names, self.upper_bounds))
-
-    def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
-        if shape is not None and check_shape(shape) != self.lower_bounds:
-            raise LayoutError(f"shape: the chain's lower space is {list(self.lower_bounds)}, got {quote(list(shape))}")
-        return self.lower_bounds
-
-    def table(self, shape: Any = None) -> np.ndarray:
-        return _table(self, shape)
-
-    def to_linear_layout(self, shape: Any = None):
-        return _to_linear_layout(self, shape)
 
 
 def as_chain(value: Any) -> TransformChain:
