@@ -34,11 +34,14 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def assert_one_error_line(code: int, out: str, err: str) -> None:
+def assert_one_error_line(code: int, out: str, err: str, fragments: tuple[str, ...] | list[str] = ()) -> None:
+    """Exit status 2, nothing on stdout, one ``error:`` line holding every fragment."""
     assert code == 2, (code, err)
     assert out == ""
     assert err.startswith("error: ") and err.endswith("\n") and err.count("\n") == 1, err
     assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
 
 
 @pytest.fixture
@@ -79,7 +82,7 @@ SHOW_CASES = [
     (["-l", BLOCKED, "-t", "tensor<16x16xfoo>"], ["tensor type: ", "'foo'"]),
     (["-l", BLOCKED, "-t", "tensor<16x16xf16"], ["tensor type: ", "'tensor<16x16xf16'"]),
     (["-l", BLOCKED, "-t", "tensör<16x16xf16>"], ["tensor type: ", "'tensör<16x16xf16>'"]),
-    (["-t", "tensor<16x16xf16, garbage>"], ["tensor type encoding: ", "'garbage'"]),
+    (["-t", "tensor<16x16xf16, garbage>"], ["'garbage'"]),
     (["-l", "#ttg.blöcked<{}>", "-t", T16], ["encoding: ", "'blöcked'"]),
     (["-l", "#ttg.blocked<{sizePerThread = [1, 4]}>", "-t", T16], ["'#ttg.blocked<{sizePerThread = [1, 4]}>'"]),
     (["-l", BLOCKED + BLOCKED, "-t", T16], ["layout: ", "'#ttg.blocked"]),
@@ -103,9 +106,7 @@ SHOW_CASES = [
 @pytest.mark.parametrize("args, fragments", SHOW_CASES)
 def test_show_bad_input_is_one_error_line(capsys, args, fragments):
     code, out, err = run(capsys, "show", *args)
-    assert_one_error_line(code, out, err)
-    for fragment in fragments:
-        assert fragment in err, (fragment, err)
+    assert_one_error_line(code, out, err, fragments)
 
 
 @pytest.mark.parametrize(
@@ -125,9 +126,7 @@ def test_show_bad_files_are_one_error_line(capsys, files, tmp_path, file, extra,
     path = files.get(file, str(tmp_path / file))
     extra = [files.get(e, str(tmp_path / e)) if e in ("dir", "missing/view.txt") else e for e in extra]
     code, out, err = run(capsys, "show", "-i", path, "-t", T16, *extra)
-    assert_one_error_line(code, out, err)
-    for fragment in fragments:
-        assert fragment in err, (fragment, err)
+    assert_one_error_line(code, out, err, fragments)
 
 
 def transform_map(bounds_up: str, bounds_low: str, transform: str = '<PassThrough ["a"] at [0] -> ["b"] at [0]>') -> str:
@@ -160,9 +159,7 @@ TRANSFORM_CASES = [
 @pytest.mark.parametrize("args, fragments", TRANSFORM_CASES)
 def test_transform_bad_input_is_one_error_line(capsys, args, fragments):
     code, out, err = run(capsys, "transform", *args)
-    assert_one_error_line(code, out, err)
-    for fragment in fragments:
-        assert fragment in err, (fragment, err)
+    assert_one_error_line(code, out, err, fragments)
 
 
 @pytest.mark.parametrize("file, fragments", [("dir", ["TEXT: cannot read ", "dir'"]),
@@ -170,9 +167,7 @@ def test_transform_bad_input_is_one_error_line(capsys, args, fragments):
                                              ("aliases.ttgir", ["transform_map: ", "no '#rock.transform_map<...>'"])])
 def test_transform_bad_files_are_one_error_line(capsys, files, file, fragments):
     code, out, err = run(capsys, "transform", files[file])
-    assert_one_error_line(code, out, err)
-    for fragment in fragments:
-        assert fragment in err, (fragment, err)
+    assert_one_error_line(code, out, err, fragments)
 
 
 def test_huge_but_valid_transform_sizes_are_fine(capsys):
