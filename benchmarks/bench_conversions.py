@@ -3,9 +3,10 @@ lower bound on both sides, scratch bytes and planning time.
 
 Run: ``python benchmarks/bench_conversions.py`` (``--repeat N`` planning runs per pair).
 
-The reference in the same process is the naive scratch layout -- row-major, unswizzled, with
-the widest vectors each side can use there -- whose store / load wavefront ratios are printed
-next to the planner's. Target: ratio 1.00 on both sides wherever a conflict-free plan exists,
+Two references run in the same process: the best Triton ``swizzled_shared`` layout for the
+pair (every vec / perPhase / maxPhase / order, scored like the planner's candidates: fewest
+instructions, then fewest conflicts), printed as its instructions per thread and store / load
+wavefront ratios; and the naive row-major unswizzled scratch layout (its ratios). Target: ratio 1.00 on both sides wherever a conflict-free plan exists,
 and planning under 50 ms per pair (median of the process CPU time, which a busy shared
 machine disturbs less than wall-clock time).
 """
@@ -13,13 +14,17 @@ machine disturbs less than wall-clock time).
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import time
 
 from layoutkit import parse_layout
-from layoutkit.analysis import shared_access
+from layoutkit.analysis import element_bytes, hardware_map, shared_access
+from layoutkit.analysis.access import memory_offsets
 from layoutkit.convert import plan_conversion
+from layoutkit.convert.scratch import ScratchLayout, evaluate
 from layoutkit.layouts.iree import NestedLayout
+from layoutkit.layouts.triton.shared import SwizzledSharedEncoding
 
 
 def blocked(spt, tpw, wpc, order):
@@ -106,15 +111,45 @@ def as_layout(x):
     return parse_layout(x) if isinstance(x, str) else x
 
 
+def best_swizzled(src, dst, shape, dtype, scratch):
+    """The best Triton ``swizzled_shared`` layout for the pair under the planner's own scoring
+    (every vec / perPhase / maxPhase / order), or None for shapes it cannot describe."""
+    if len(shape) != 2 or any(d & (d - 1) for d in shape):
+        return None
+    src_map = hardware_map(src, shape).elements
+    dst_map = hardware_map(dst, shape).elements
+    elem_bytes = element_bytes(dtype)
+    best = None
+    for order in ((1, 0), (0, 1)):
+        cols = shape[order[0]]
+        for vec, per_phase, max_phase in itertools.product((1, 2, 4, 8, 16), (1, 2, 4, 8), (1, 2, 4, 8, 16)):
+            if vec * max_phase > cols or (max_phase == 1 and per_phase > 1):
+                continue
+            enc = SwizzledSharedEncoding(vec=vec, per_phase=per_phase, max_phase=max_phase, order=order)
+            layout = ScratchLayout(offsets=memory_offsets(enc, shape), shape=shape, description=str(enc))
+            cand = evaluate(layout, src_map, dst_map, elem_bytes, scratch)
+            if best is None or cand.score < best.score:
+                best = cand
+    return best
+
+
+def ratio_text(waves):
+    """``achieved / lower bound`` of a ``(wavefronts, lower_bound)`` pair of arrays."""
+    achieved, lower = waves
+    return f"{achieved.sum() / lower.sum():.2f}" if lower.sum() else "1.00"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-swizzled", action="store_true", help="skip the best-swizzled_shared reference")
     args = parser.parse_args()
-    header = (f"{'pair':32} {'kind':9} {'vec st/ld':>9} {'store wf/lb':>13} {'load wf/lb':>13} "
-              f"{'ratio st/ld':>11} {'naive st/ld':>11} {'scratch B':>9} {'CPU ms':>8}")
+    header = (f"{'pair':30} {'kind':9} {'vec st/ld':>9} {'store wf/lb':>11} {'load wf/lb':>11} "
+              f"{'ratio st/ld':>11} {'instr':>5} {'swizzled instr st/ld':>20} {'naive st/ld':>11} "
+              f"{'scratch B':>9} {'CPU ms':>6}")
     print(header)
     print("-" * len(header))
-    ratios, times = [], []
+    ratios, times, beaten, compared = [], [], 0, 0
     for name, src_text, dst_text, shape, dtype, scratch in PAIRS:
         src, dst = as_layout(src_text), as_layout(dst_text)
         shape = shape or src.tensor_shape()
@@ -128,20 +163,31 @@ def main() -> None:
         times.append(ms)
         c = plan.cost
         if plan.kind == "shared":
-            naive_st = shared_access(src, "row-major", shape, dtype).ratio
-            naive_ld = shared_access(dst, "row-major", shape, dtype).ratio
+            naive_st = shared_access(src, "row-major", shape, dtype, contiguous_registers=False).ratio
+            naive_ld = shared_access(dst, "row-major", shape, dtype, contiguous_registers=False).ratio
             ratios.append((c.store_ratio, c.load_ratio))
-            print(f"{name:32} {plan.kind:9} {c.store_vector:>4}/{c.load_vector:<4} "
-                  f"{c.store_wavefronts:>6}/{c.store_lower_bound:<6} {c.load_wavefronts:>6}/{c.load_lower_bound:<6} "
-                  f"{c.store_ratio:>5.2f}/{c.load_ratio:<5.2f} {naive_st:>5.2f}/{naive_ld:<5.2f} "
-                  f"{c.scratch_bytes:>9} {ms:>8.1f}")
+            instr = c.instructions.get("st.shared", 0) + c.instructions.get("ld.shared", 0)
+            swz = None if args.no_swizzled else best_swizzled(src, dst, shape, dtype, scratch)
+            if swz is None:
+                swz_text = "-"
+            else:
+                compared += 1
+                beaten += swz.score > (instr, 0)
+                swz_text = f"{swz.instructions} {ratio_text(swz.store_waves)}/{ratio_text(swz.load_waves)}"
+            print(f"{name:30} {plan.kind:9} {c.store_vector:>4}/{c.load_vector:<4} "
+                  f"{c.store_wavefronts:>5}/{c.store_lower_bound:<5} {c.load_wavefronts:>5}/{c.load_lower_bound:<5} "
+                  f"{c.store_ratio:>5.2f}/{c.load_ratio:<5.2f} {instr:>5} {swz_text:>20} "
+                  f"{naive_st:>5.2f}/{naive_ld:<5.2f} {c.scratch_bytes:>9} {ms:>6.1f}")
         else:
             detail = f"{c.shuffle_rounds} rounds" if plan.kind == "shuffle" else ""
-            print(f"{name:32} {plan.kind:9} {detail:>9} {'':>13} {'':>13} {'':>11} {'':>11} {0:>9} {ms:>8.1f}")
+            print(f"{name:30} {plan.kind:9} {detail:>9} {'':>11} {'':>11} {'':>11} {'':>5} {'':>20} {'':>11} "
+                  f"{0:>9} {ms:>6.1f}")
     perfect = sum(1 for s, ld in ratios if s == 1.0 and ld == 1.0)
     print("-" * len(header))
     print(f"pairs: {len(PAIRS)}; shared plans: {len(ratios)}, conflict-free on both sides: {perfect}; "
           f"worst ratio: {max((max(r) for r in ratios), default=1.0):.2f}")
+    if compared:
+        print(f"best Triton swizzled_shared layout (same scoring): worse than the plan on {beaten} of {compared} pairs")
     print(f"planning time: median {statistics.median(times):.1f} ms, max {max(times):.1f} ms")
 
 
