@@ -119,15 +119,25 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 
 
 @click.command(name="show")
-@click.option("-l", "--layout", "layout_text", metavar="ATTR", help="Layout attribute text (any family) or an alias from -i.")
+@click.option("-l", "--layout", "layout_text", metavar="ATTR",
+              help="Layout text in any family's syntax (#ttg., #iree_vector_ext., #rock., CuTe 'shape:stride'), "
+                   "or '#name' of a layout defined in the -i file.")
 @click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE",
-              help="Tensor type, e.g. 'tensor<16x16xf16>' (an encoding inside it is shown when -l and -i are absent).")
-@click.option("-i", "--input", "input_file", metavar="FILE", help="File whose '#name = #attr<...>' lines define layouts.")
-@click.option("--alias-names", "alias_names", metavar="a,b", help="Aliases of the input file to print (default: all).")
-@click.option("--hw-view", "--use-hw-view", "hardware", is_flag=True, help="Print from the hardware's point of view.")
-@click.option("-o", "--output", "output_file", metavar="FILE", help="Write to FILE instead of stdout.")
-@click.option("--subgroup-size", type=int, default=None, callback=_positive, help="Lanes per subgroup, for families that do not carry it (IREE).")
-@click.option("--num-subgroups", type=int, default=None, callback=_positive, help="Subgroups (warps), for families that do not carry it (IREE).")
+              help="Tensor type, e.g. 'tensor<16x16xf16>'. Without -l and -i, the encoding written inside it "
+                   "('tensor<16x16xf16, #ttg.blocked<{...}>>') is shown.")
+@click.option("-i", "--input", "input_file", metavar="FILE",
+              help="Read '#name = #attr<...>' layout definitions from FILE (e.g. a .ttgir file); "
+                   "without -l, every one of them is shown.")
+@click.option("--alias-names", "alias_names", metavar="NAME,...",
+              help="Show only these layouts of the -i file, comma-separated (default: all).")
+@click.option("--hw-view", "--use-hw-view", "hardware", is_flag=True,
+              help="Show the hardware view: per warp and register, the coordinate each lane holds "
+                   "(per offset for shared-memory layouts).")
+@click.option("-o", "--output", "output_file", metavar="FILE", help="Write the view to FILE instead of stdout.")
+@click.option("--subgroup-size", type=int, default=None, callback=_positive, metavar="N",
+              help="Lanes per subgroup, for layouts that do not carry it (IREE nested layouts).")
+@click.option("--num-subgroups", type=int, default=None, callback=_positive, metavar="N",
+              help="Subgroups (warps), for layouts that do not carry it (IREE nested layouts).")
 def command(
     layout_text: str | None,
     tensor_type: str,
@@ -138,8 +148,17 @@ def command(
     subgroup_size: int | None,
     num_subgroups: int | None,
 ) -> None:
-    """Print a layout's tensor view (who holds each element) or, with --hw-view, its
-    hardware view (what each warp/lane/register or offset holds), like triton-tensor-layout."""
+    """Print who holds each element of a tensor (the tensor view: every owner as
+    T<thread>:<register>) or, with --hw-view, what each warp, lane and register holds -- the
+    views of triton-tensor-layout, for any layout family.
+
+    \b
+    Examples:
+      layoutkit show -t 'tensor<16x16xf16>' -l '#ttg.blocked<{sizePerThread = [1, 4],
+          threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>'
+      layoutkit show -t 'tensor<128x128xf16>' -i kernel.ttgir --alias-names mma --hw-view
+      layoutkit show -t 'tensor<16x8xf16>' -l '((4,8),(2,2)):((32,1),(16,8))'
+    """
     input_text = read_text(input_file, "input") if input_file is not None else None
     text = render_show(
         layout_text,

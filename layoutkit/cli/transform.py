@@ -1,4 +1,4 @@
-"""``layoutkit transform TEXT [TEXT...] [--bounds] [--diff d0,d1,...]``.
+"""``layoutkit transform TEXT... [--bounds] [--diff D0,D1,...]``.
 
 Each TEXT is a ``#rock.transform_map<...>`` (or a file holding some, e.g. ``#map = ...``
 lines); together, upper first, they form a chain. Prints the spaces and the composed affine
@@ -47,11 +47,23 @@ def _delta(text: str, rank: int) -> tuple[int, ...]:
 
 
 @click.command(name="transform")
-@click.argument("texts", nargs=-1, required=True, metavar="TEXT [TEXT...]")
-@click.option("--bounds", "show_bounds", is_flag=True, help="Show which lowest dims can go out of bounds.")
-@click.option("--diff", "diff", default=None, metavar="d0,d1,...", help="Show the index-diff code of one step by this upper delta.")
+@click.argument("texts", nargs=-1, required=True, metavar="TEXT...")
+@click.option("--bounds", "show_bounds", is_flag=True,
+              help="Also show which lowest dims can go out of bounds (left, right) and the comparisons a load needs.")
+@click.option("--diff", "diff", default=None, metavar="D0,D1,...",
+              help="Also show the code that updates the lowest coordinates after one step by this upper delta "
+                   "(one non-negative integer per upper dim).")
 def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None) -> None:
-    """Compose rocMLIR transform maps (upper first); bounds and index diffs."""
+    """Compose rocMLIR transform maps into one chain (upper first) and print its spaces and
+    its affine map.
+
+    Each TEXT is '#rock.transform_map<...>' text or a file that holds such maps (for
+    example '#map = ...' lines of an MLIR file); all of them, in order, form the chain.
+
+    \b
+    Example:
+      layoutkit transform maps.mlir --bounds --diff 0,1
+    """
     from layoutkit.core.coords.bounds import out_of_bounds, validity
     from layoutkit.core.coords.codegen import diff_program, expression
     from layoutkit.core.coords.transform_map import TransformChain

@@ -280,3 +280,38 @@ def test_padded_shared_views(capsys):
     for offset, line in enumerate(lines):
         r, c = divmod(offset, 10)
         assert line == (f"Offset: {offset} -> ({r},{c})" if c < 8 else f"Offset: {offset} -> padding")
+
+
+VIEW_CASES = [
+    (SEED_004_COMMANDS[2][0], "tensor<16x16xf16>", []),
+    (SEED_004_COMMANDS[3][0], "tensor<4x8xf16>", []),
+    ("#ttg.padded_shared<[8:+2] {order = [1, 0], shape = [4, 8]}>", "tensor<4x8xf16>", []),
+    ("((4,8),(2,2)):((32,1),(16,8))", "tensor<16x8xf16>", []),
+    ("#iree_vector_ext.nested_layout<subgroup_tile = [1, 1], batch_tile = [1, 1], outer_tile = [1, 1], "
+     "thread_tile = [4, 8], element_tile = [1, 2], subgroup_strides = [0, 0], thread_strides = [8, 1]>",
+     "tensor<4x16xf16>", ["--subgroup-size", "32"]),
+]
+
+
+@pytest.mark.parametrize("hardware", [[], ["--hw-view"]], ids=["tensor-view", "hw-view"])
+@pytest.mark.parametrize("layout, tensor, extra", VIEW_CASES)
+def test_views_end_with_one_newline_and_o_writes_the_same_text(capsys, tmp_path, layout, tensor, extra, hardware):
+    code, out, err = run(capsys, "show", "-l", layout, "-t", tensor, *extra, *hardware)
+    assert code == 0 and err == ""
+    assert out.endswith("\n") and not out.endswith("\n\n")
+    target = tmp_path / "view.txt"
+    code, out_o, err = run(capsys, "show", "-l", layout, "-t", tensor, *extra, *hardware, "-o", str(target))
+    assert (code, out_o, err) == (0, "", "")
+    assert target.read_text(encoding="utf-8") == out
+
+
+def test_help_names_every_option_and_an_example(capsys):
+    for command, words in [
+        ("show", ["-l, --layout", "-t, --tensor", "-i, --input", "--alias-names", "--hw-view", "-o, --output",
+                  "Examples:", "layoutkit show -t"]),
+        ("transform", ["TEXT...", "--bounds", "--diff", "Example:", "layoutkit transform"]),
+    ]:
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0
+        for word in words:
+            assert word in out, (command, word)
