@@ -32,6 +32,7 @@ Example::
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -118,13 +119,12 @@ def plan_conversion(src: Any, dst: Any, shape: Any, dtype: Any, *, scratch_bytes
 
 
 def _with_note(plan: ConversionPlan, note: str) -> ConversionPlan:
-    from dataclasses import replace
-
     return replace(plan, notes=plan.notes + (note,))
 
 
 def _issue_slots(plan: ConversionPlan) -> float:
-    """Issue slots per warp (averaged over warps) used to compare shuffles with shared memory."""
+    """Issue slots per warp used to compare shuffles with shared memory (shared-memory
+    wavefronts are averaged over the warps)."""
     cost = plan.cost
     warps = plan.hardware[1]
     if plan.kind == "shuffle":
