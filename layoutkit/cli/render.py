@@ -10,11 +10,14 @@ Needs the ``plot`` extra (matplotlib).
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
 import click
 
+from layoutkit.cli.files import read_text
 from layoutkit.core.text import parse_aliases
 from layoutkit.errors import LayoutError, quote
 
@@ -24,11 +27,12 @@ def render_file(layout_text: str | None, tensor_type: str | None, output: str, *
     """Parse the layout, draw it, write ``output``; returns the Drawing (CLI logic, no I/O
     besides the picture)."""
     from layoutkit.layouts.parse import parse_layout, parse_tensor_type
-    from layoutkit.render.picture import layout_figure, save_figure
+    from layoutkit.render.picture import layout_figure, picture_format, save_figure
 
-    suffix = output.rsplit(".", 1)[-1].lower() if "." in output else ""
-    if suffix not in ("svg", "png", "pdf"):
-        raise LayoutError(f"output: expected a .svg, .png or .pdf file name, got {quote(output)}")
+    suffix = picture_format(output)
+    _check_writable(output)
+    if importlib.util.find_spec("matplotlib") is None:
+        raise LayoutError("render: pictures need the optional package 'matplotlib': pip install 'layoutkit[plot]'")
     shape = None
     if tensor_type is not None:
         shape, _element = parse_tensor_type(tensor_type)
@@ -48,8 +52,23 @@ def render_file(layout_text: str | None, tensor_type: str | None, output: str, *
         layout_text = aliases[alias_name].text
     layout = parse_layout(layout_text, aliases=aliases, **options)
     fig, drawing = layout_figure(layout, shape)
-    save_figure(fig, output)
+    try:
+        save_figure(fig, output, suffix)
+    except OSError as err:
+        raise LayoutError(f"output: cannot write {quote(output)}: {err.strerror or err}") from None
     return drawing
+
+
+def _check_writable(output: str) -> None:
+    """LayoutError, before any drawing, when ``output`` cannot be written."""
+    path = Path(output)
+    folder = path.parent
+    if path.is_dir():
+        raise LayoutError(f"output: {quote(output)} is a directory")
+    if not folder.is_dir():
+        raise LayoutError(f"output: cannot write {quote(output)}: no directory {quote(str(folder))}")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise LayoutError(f"output: cannot write {quote(output)}: permission denied")
 
 
 @click.command(name="render")
@@ -69,7 +88,7 @@ def command(layout_text: str | None, tensor_type: str | None, output: str, input
         options["subgroup_size"] = subgroup_size
     if num_subgroups is not None:
         options["num_subgroups"] = num_subgroups
-    input_text = Path(input_path).read_text() if input_path else None
+    input_text = read_text(input_path, "input") if input_path else None
     drawing = render_file(layout_text, tensor_type, output, input_text=input_text,
                           alias_name=alias_name, **options)
     rows, cols = drawing.grid_shape

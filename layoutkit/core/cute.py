@@ -35,19 +35,26 @@ tuple of tilers applied mode by mode, written ``<3:3, (2,4):(1,8)>`` in text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from layoutkit.core.indices import index_array
 from layoutkit.errors import LayoutError, quote
 
 IntTuple = int | tuple
 
+# an error message that starts with the field it is about ("shape: ...")
+_NAMES_A_FIELD = re.compile(r"^[\w .\[\]]+: ")
 _MAX_DEPTH = 32  # nesting depth accepted from users (text or tuples)
 _INT64_LIMIT = 1 << 62  # sizes and offsets must stay well inside int64 for numpy evaluation
 _FIT_LIMIT = 1 << 16  # largest composition mode fitted by enumeration
+#: most offsets a layout is enumerated into (``offsets``, ``is_injective``, tables):
+#: 2**24 int64 values are 128 MiB
+MAX_ENUMERATED = 1 << 24
 
 
 # ------------------------------------------------------------------------------------------
@@ -240,7 +247,8 @@ class Layout:
         """Offsets of an array of indices, vectorized. As in CuTe's composition, indices past
         ``size`` continue along the last mode of size > 1 (the coalesced layout's last mode):
         ``(4,1):(1,7)`` maps index 4 to 4."""
-        idx = np.asarray(indices, dtype=np.int64)
+        _check_evaluable(self)
+        idx = index_array(indices, "indices")
         out = np.zeros(idx.shape, dtype=np.int64)
         modes = [(s, d) for s, d in zip(self.flat_shape, self.flat_stride) if s != 1]
         if not modes:
@@ -261,7 +269,9 @@ class Layout:
         return out
 
     def all_offsets(self) -> np.ndarray:
-        """A new array of every offset in index order (an outer sum, one numpy op per mode)."""
+        """A new array of every offset in index order (an outer sum, one numpy op per mode);
+        LayoutError past :data:`MAX_ENUMERATED` offsets."""
+        _check_enumerable(self)
         out = np.zeros(1, dtype=np.int64)
         for s, d in zip(self.flat_shape, self.flat_stride):
             out = (np.arange(s, dtype=np.int64) * d)[:, None] + out[None, :]
@@ -269,6 +279,12 @@ class Layout:
         return out
 
     def is_injective(self) -> bool:
+        """No two indices share an offset: decided from the strides when the modes, sorted
+        by stride, do not overlap (any size), else by enumerating the offsets."""
+        shapes, strides = self.flat_shape, self.flat_stride
+        if all(d != 0 or s == 1 for s, d in zip(shapes, strides)):
+            if _non_overlapping(shapes, tuple(abs(d) for d in strides)):
+                return True
         return bool(np.unique(self.offsets).size == self.size)
 
     def __str__(self) -> str:
@@ -276,6 +292,23 @@ class Layout:
 
     def __repr__(self) -> str:
         return f"Layout({str(self)!r})"
+
+
+def _check_evaluable(layout: Layout) -> None:
+    """LayoutError when numpy's int64 cannot hold the layout's indices or offsets (an
+    algebra result, e.g. a product of two huge layouts, can grow past them)."""
+    if layout.size >= _INT64_LIMIT or max(layout.max_offset, -layout.min_offset) >= _INT64_LIMIT:
+        raise LayoutError(f"shape: layout {quote(layout)} is too large to evaluate (past 2**62)")
+
+
+def _check_enumerable(layout: Layout) -> None:
+    """LayoutError when ``layout`` has more offsets than :data:`MAX_ENUMERATED`."""
+    _check_evaluable(layout)
+    if layout.size > MAX_ENUMERATED:
+        raise LayoutError(
+            f"size: {quote(layout)} has {layout.size} offsets, too many to enumerate "
+            f"(at most {MAX_ENUMERATED} = 2**{MAX_ENUMERATED.bit_length() - 1})"
+        )
 
 
 def _crd2idx(coord: Any, shape: IntTuple, stride: IntTuple, text: str) -> int:
@@ -735,6 +768,11 @@ def _check_composition(a: Layout, b: Layout, result: Layout) -> None:
     """Mode-by-mode composition is ``a o b`` only when ``a`` adds up over ``b``'s modes;
     CuTe's divisibility conditions with non-overlapping modes guarantee it (a sum of lower
     modes never carries into a higher one), otherwise compare with ``a(b(i))`` directly."""
+    if b.size > MAX_ENUMERATED:
+        raise LayoutError(
+            f"composition: {quote(a)} o {quote(b)} cannot be checked: the modes of {quote(b)} may not "
+            f"add up inside {quote(a)}, and its {b.size} indices are too many to compare one by one"
+        )
     direct = a.evaluate(b.offsets)
     if not np.array_equal(result.offsets, direct):
         i = int(np.argmax(result.offsets != direct))
@@ -1058,11 +1096,16 @@ def parse(text: str) -> Any:
 
     if not isinstance(text, str):
         raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
-    cur = Cursor(text)
-    if cur.at_end():
-        raise LayoutError("layout text: empty")
-    value = _parse_top(cur)
-    cur.expect_end()
+    try:
+        cur = Cursor(text)
+        if cur.at_end():
+            raise LayoutError("layout text: empty")
+        value = _parse_top(cur)
+        cur.expect_end()
+    except LayoutError as err:
+        if _NAMES_A_FIELD.match(str(err)):
+            raise
+        raise LayoutError(f"layout: {err}") from None
     return value
 
 

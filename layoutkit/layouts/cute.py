@@ -29,15 +29,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from math import prod
 from typing import Any
 
 import numpy as np
 
 from layoutkit.core import cute
+from layoutkit.core.indices import check_table_size, hardware_indices
 from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
 from layoutkit.errors import LayoutError, quote
 
 WARP_SIZE = 32
+#: largest tensor a thread-value layout may index (offsets stay well inside int64)
+MAX_ELEMENTS = 1 << 62
 
 _OVER = re.compile(r"^(?P<layout>.*?)\s+over\s+(?P<shape>\S+)\s*$", re.DOTALL)
 
@@ -96,7 +100,12 @@ class ThreadValueLayout(LayoutBase):
         shape = check_shape(self.shape, "tensor shape")
         object.__setattr__(self, "layout", layout)
         object.__setattr__(self, "shape", shape)
-        elements = int(np.prod(shape))
+        elements = prod(shape)
+        if elements > MAX_ELEMENTS:
+            raise LayoutError(
+                f"tensor shape: {quote('x'.join(map(str, shape)))} has {elements} elements, "
+                f"more than 2**{MAX_ELEMENTS.bit_length() - 1}"
+            )
         if layout.min_offset < 0 or layout.max_offset >= elements:
             raise LayoutError(
                 f"thread-value layout: {quote(layout)} reaches indices "
@@ -140,15 +149,7 @@ class ThreadValueLayout(LayoutBase):
     def apply(self, shape: Any = None, **hw: Any) -> dict[str, Any]:
         """``{"dim0": ..., ...}`` for arrays of ``register``, ``lane``, ``warp`` (missing = 0)."""
         dims = self.hardware_dims(shape)
-        unknown = set(hw) - set(dims)
-        if unknown:
-            raise LayoutError(f"apply: unknown hardware dim {quote(sorted(unknown)[0])} (dims: {quote(list(dims))})")
-        values = {}
-        for name, size in dims.items():
-            v = np.asarray(hw.get(name, 0), dtype=np.int64)
-            if v.size and (v.min() < 0 or v.max() >= size):
-                raise LayoutError(f"apply: {name} values must be in [0, {size})")
-            values[name] = v
+        values = hardware_indices(hw, dims)
         thread = values["lane"] + dims["lane"] * values["warp"]
         index = self.layout.evaluate(thread + self.num_threads * values["register"])
         coords = {}
@@ -161,6 +162,7 @@ class ThreadValueLayout(LayoutBase):
         """``table()[register, lane, warp]`` = the tensor coordinates (one numpy pass over
         the layout's offsets, which are in ``thread + threads * value`` order)."""
         dims = self.hardware_dims(shape)
+        check_table_size(dims, self)
         index = self.layout.all_offsets().reshape(dims["register"], dims["warp"], dims["lane"])
         index = index.transpose(0, 2, 1)
         out = np.empty(index.shape + (len(self.shape),), dtype=np.int64)

@@ -37,10 +37,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from math import prod
 from typing import Any
 
 import numpy as np
 
+from layoutkit.core.indices import check_table_size, hardware_indices
 from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
 from layoutkit.core.text import Attribute, Cursor, parse_attribute
 from layoutkit.errors import LayoutError, quote
@@ -51,6 +53,8 @@ LEVELS = ("subgroup", "batch", "outer", "thread", "element")
 TILE_FIELDS = ("subgroup_tile", "batch_tile", "outer_tile", "thread_tile", "element_tile")
 STRIDE_FIELDS = ("subgroup_strides", "thread_strides")
 ATTR_FIELDS = TILE_FIELDS + STRIDE_FIELDS
+#: bound on every size, id and coordinate, so that they stay inside int64
+MAX_ID = 1 << 62
 
 
 def _is_pow2(n: int) -> bool:
@@ -59,14 +63,21 @@ def _is_pow2(n: int) -> bool:
 
 def _ints(value: Any, name: str, minimum: int) -> tuple[int, ...]:
     """A field as a tuple of ints ``>= minimum``, or a LayoutError naming it."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise LayoutError(f"{name}: expected a list of integers, got {quote(value)}")
-    items = list(value)
+    items = _items(value, name)
     for v in items:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
             kind = "positive integers" if minimum > 0 else "non-negative integers"
             raise LayoutError(f"{name}: expected a list of {kind}, got {quote(_list_text(items))}")
+        if v > MAX_ID:
+            raise LayoutError(f"{name}: {v} is too large (at most 2**62), in {quote(_list_text(items))}")
     return tuple(int(v) for v in items)
+
+
+def _items(value: Any, name: str) -> list[Any]:
+    """A list argument's items, or a LayoutError naming it when it is not a list."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise LayoutError(f"{name}: expected a list, got {quote(repr(value))}")
+    return list(value)
 
 
 def _list_text(values: Iterable[Any]) -> str:
@@ -83,6 +94,12 @@ def _check_level(tiles: tuple[int, ...], strides: tuple[int, ...], tile_name: st
                 f"all but its first tile without an owner, in {quote(_list_text(strides))}"
             )
     ranges = sorted((s, s * t, d) for d, (t, s) in enumerate(zip(tiles, strides)) if t > 1)
+    for lo, hi, d in ranges:
+        if hi > MAX_ID:
+            raise LayoutError(
+                f"{stride_name}: dim {d} reaches id {hi} (stride {lo} x {tile_name} {hi // lo}), "
+                f"more than 2**62, in {quote(_list_text(strides))}"
+            )
     for (lo_a, hi_a, da), (lo_b, _, db) in zip(ranges, ranges[1:]):
         if lo_b < hi_a:
             raise LayoutError(
@@ -139,6 +156,13 @@ class NestedLayout(LayoutBase):
             _check_level(values[tile_name], values[stride_name], tile_name, stride_name)
         for name, v in values.items():
             object.__setattr__(self, name, v)
+        elements = prod(prod(values[name]) for name in TILE_FIELDS)
+        if elements > MAX_ID:
+            shape = [prod(tiles) for tiles in zip(*(values[name] for name in TILE_FIELDS))]
+            raise LayoutError(
+                f"element_tile: the tiles cover a tensor of {quote(_list_text(shape))} = {elements} "
+                f"elements, more than 2**62"
+            )
         for name in ("subgroup_size", "num_subgroups"):
             v = getattr(self, name)
             if v is None and name == "num_subgroups":
@@ -146,6 +170,11 @@ class NestedLayout(LayoutBase):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
                 raise LayoutError(f"{name}: expected a positive integer, got {quote(v)}")
             object.__setattr__(self, name, int(v))
+        if self.subgroup_size * self.num_subgroups > MAX_ID:
+            raise LayoutError(
+                f"num_subgroups: {self.num_subgroups} subgroups of {self.subgroup_size} threads are "
+                f"more than 2**62 threads"
+            )
 
     def _default_num_subgroups(self, values: dict[str, tuple[int, ...]]) -> int:
         thread_span = _level_span(values["thread_tile"], values["thread_strides"])
@@ -189,7 +218,7 @@ class NestedLayout(LayoutBase):
     @cached_property
     def undistributed_shape(self) -> tuple[int, ...]:
         """The tensor shape: per dim, the product of its five tiles."""
-        return tuple(int(np.prod(self.packed_shape(d))) for d in range(self.rank))
+        return tuple(prod(self.packed_shape(d)) for d in range(self.rank))
 
     @property
     def distributed_shape(self) -> tuple[int, ...]:
@@ -208,7 +237,7 @@ class NestedLayout(LayoutBase):
 
     @property
     def num_registers(self) -> int:
-        return int(np.prod(self.distributed_shape))
+        return prod(self.distributed_shape)
 
     @property
     def subgroup_span(self) -> int:
@@ -235,8 +264,12 @@ class NestedLayout(LayoutBase):
 
     @staticmethod
     def _inverse_ids(tiles: tuple[int, ...], strides: tuple[int, ...], modulus: int | None) -> list[int]:
+        if modulus is not None and (isinstance(modulus, bool) or not isinstance(modulus, (int, np.integer))
+                                    or modulus <= 0):
+            raise LayoutError(f"modulus: expected a positive number of subgroups or lanes, got {quote(modulus)}")
+        check_table_size(dict(zip(out_dim_names(len(tiles)), tiles)), _list_text(tiles))
         virtual = np.indices(tiles).reshape(len(tiles), -1)
-        ids = (np.asarray(strides)[:, None] * virtual).sum(axis=0) % int(np.prod(tiles))
+        ids = (np.asarray(strides)[:, None] * virtual).sum(axis=0) % prod(tiles)
         if modulus is not None:
             ids = ids % modulus
         return [int(i) for i in ids]
@@ -256,17 +289,9 @@ class NestedLayout(LayoutBase):
         """Hardware indices (``register``, ``lane``, ``warp``; numpy arrays broadcast, missing
         ones are 0) -> ``{"dim0": ..., ...}`` tensor coordinates."""
         self.tensor_shape(shape)
-        unknown = [k for k in hw if k not in ("register", "lane", "warp")]
-        if unknown:
-            raise LayoutError(f"apply: unknown hardware dim {quote(unknown[0])} (register, lane, warp)")
-        arrays = any(isinstance(v, np.ndarray) for v in hw.values())
-        register = np.asarray(hw.get("register", 0), dtype=np.int64)
-        lane = np.asarray(hw.get("lane", 0), dtype=np.int64)
-        warp = np.asarray(hw.get("warp", 0), dtype=np.int64)
-        for name, value, size in (("register", register, self.num_registers),
-                                  ("lane", lane, self.subgroup_size), ("warp", warp, self.num_subgroups)):
-            if value.size and (value.min() < 0 or value.max() >= size):
-                raise LayoutError(f"apply: {name} values must be in [0, {size}), got {quote(value.max() if value.max() >= size else value.min())}")
+        index = hardware_indices(hw, self.hardware_dims())
+        arrays = any(isinstance(v, np.ndarray) for v in hw.values()) or any(v.ndim for v in index.values())
+        register, lane, warp = index["register"], index["lane"], index["warp"]
         out = self._coordinates(register, lane, warp)
         full = np.broadcast_shapes(register.shape, lane.shape, warp.shape)
         if not arrays:
@@ -304,8 +329,9 @@ class NestedLayout(LayoutBase):
     def table(self, shape: Any = None) -> np.ndarray:
         """``table()[register, lane, warp] = (dim0, dim1, ...)``, built from a register part
         and a thread part that broadcast together (one full-size add per dim)."""
-        self.tensor_shape(shape)
-        sizes = (self.num_registers, self.subgroup_size, self.num_subgroups)
+        dims = self.hardware_dims(shape)
+        check_table_size(dims, self)
+        sizes = tuple(dims.values())
         register = np.arange(sizes[0], dtype=np.int64)[:, None, None]
         lane = np.arange(sizes[1], dtype=np.int64)[None, :, None]
         warp = np.arange(sizes[2], dtype=np.int64)[None, None, :]
@@ -316,8 +342,14 @@ class NestedLayout(LayoutBase):
         return table
 
     def thread_elements(self, lane: int, warp: int = 0) -> np.ndarray:
-        """The coordinates a thread holds, one row per register: shape ``(registers, rank)``."""
-        return self.table()[:, lane % self.subgroup_size, warp % self.num_subgroups]
+        """The coordinates a thread holds, one row per register: shape ``(registers, rank)``;
+        lanes and subgroups past the hardware sizes wrap around."""
+        for name, value in (("lane", lane), ("warp", warp)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise LayoutError(f"{name}: expected a non-negative integer, got {quote(repr(value))}")
+        coords = self.apply(register=np.arange(self.num_registers), lane=lane % self.subgroup_size,
+                            warp=warp % self.num_subgroups)
+        return np.stack(list(coords.values()), axis=-1)
 
     def to_linear_layout(self, shape: Any = None):
         """The :class:`~layoutkit.core.linear.LinearLayout` (in dims register, lane, warp),
@@ -385,7 +417,7 @@ class NestedLayout(LayoutBase):
 
     def project(self, dropped_dims: Sequence[Any]) -> NestedLayout:
         """Drop dims: a mask of ``rank`` bools (IREE's form) or a list of dim numbers."""
-        items = list(dropped_dims)
+        items = _items(dropped_dims, "dropped_dims")
         if items and all(isinstance(v, (bool, np.bool_)) for v in items):
             if len(items) != self.rank:
                 raise LayoutError(f"dropped_dims: a mask needs {self.rank} entries, got {quote(items)}")
@@ -401,7 +433,7 @@ class NestedLayout(LayoutBase):
         """The layout after a permutation / projection / broadcast given as an affine map
         over this layout's dims, e.g. ``affine_map<(d0, d1, d2) -> (d2, 0, d0)>``: result
         ``i`` copies dim ``d_k`` for a dim result and is a unit dim for a constant."""
-        amap = AffineMap.parse(affine_map) if isinstance(affine_map, str) else affine_map
+        amap = AffineMap.of(affine_map, "affine_map")
         if amap.num_dims != self.rank:
             raise LayoutError(f"affine_map: has {amap.num_dims} dims, the layout has rank {self.rank}: {quote(amap)}")
         return self._with_dims(amap.results)
@@ -417,10 +449,10 @@ class NestedLayout(LayoutBase):
         Threads keep the same elements in the same register order.
         """
         shape = check_shape(new_shape, "new_shape")
-        total = int(np.prod(self.undistributed_shape))
-        if int(np.prod(shape)) != total:
+        total = prod(self.undistributed_shape)
+        if prod(shape) != total:
             raise LayoutError(
-                f"new_shape: {quote(list(shape))} has {int(np.prod(shape))} elements, the layout "
+                f"new_shape: {quote(list(shape))} has {prod(shape)} elements, the layout "
                 f"covers {quote(list(self.undistributed_shape))} = {total}"
             )
         # digits major -> minor: [level index, size, stride]
@@ -493,9 +525,9 @@ class NestedLayout(LayoutBase):
         that map to it; a disagreement or a result dim no operand covers is a LayoutError.
         The result runs on the largest ``num_subgroups`` of the operands.
         """
-        layouts = list(layouts)
-        maps_p = [AffineMap.parse(m) if isinstance(m, str) else m for m in maps]
-        rmap = AffineMap.parse(result_map) if isinstance(result_map, str) else result_map
+        layouts = _items(layouts, "layouts")
+        maps_p = [AffineMap.of(m, f"maps[{i}]") for i, m in enumerate(_items(maps, "maps"))]
+        rmap = AffineMap.of(result_map, "result_map")
         if not layouts or len(layouts) != len(maps_p):
             raise LayoutError(f"maps: expected one map per layout ({len(layouts)}), got {len(maps_p)}")
         for i, layout in enumerate(layouts):
@@ -533,6 +565,8 @@ class NestedLayout(LayoutBase):
         ``other`` may be any distributed layout of the same shape in the common protocol.
         """
         shape = self.undistributed_shape
+        if not all(hasattr(other, name) for name in ("tensor_shape", "hardware_dims", "table")):
+            raise LayoutError(f"other: expected a layout, got {quote(type(other).__name__)}")
         try:
             other_shape = other.tensor_shape(shape)
             other_hw = other.hardware_dims(other_shape)
@@ -556,7 +590,7 @@ def _ownership(table: np.ndarray, hw: dict[str, int], shape: tuple[int, ...]) ->
     rest = [i for i in range(len(names)) if i not in order]
     tab = np.transpose(table, order + rest + [table.ndim - 1]).reshape(lanes * warps, -1, len(shape))
     flat = np.ravel_multi_index(tuple(np.moveaxis(tab, -1, 0)), shape)
-    owned = np.zeros((lanes * warps, int(np.prod(shape))), dtype=bool)
+    owned = np.zeros((lanes * warps, prod(shape)), dtype=bool)
     owned[np.arange(lanes * warps)[:, None], flat] = True
     return owned
 
@@ -578,11 +612,33 @@ class AffineMap:
         return len(self.results)
 
     @classmethod
+    def of(cls, value: Any, field: str) -> AffineMap:
+        """An AffineMap given as one or as text; ``field`` names the argument in errors."""
+        if isinstance(value, AffineMap):
+            return value
+        if not isinstance(value, str):
+            raise LayoutError(f"{field}: expected an affine map or its text, got {quote(repr(value))}")
+        try:
+            return cls.parse(value)
+        except LayoutError as err:
+            if field == "affine_map":
+                raise
+            raise LayoutError(f"{field}: {err}") from None
+
+    @classmethod
     def parse(cls, text: str) -> AffineMap:
         """Read ``affine_map<(d0, d1) -> (d1, d0)>`` (or just ``(d0, d1) -> (d1, d0)``)."""
         if not isinstance(text, str):
             raise LayoutError(f"affine_map: expected text, got {quote(repr(text))}")
-        cursor = Cursor(text.strip())
+        try:
+            return cls._read(Cursor(text.strip()))
+        except LayoutError as err:
+            if str(err).startswith("affine_map:"):
+                raise
+            raise LayoutError(f"affine_map: {err}") from None
+
+    @classmethod
+    def _read(cls, cursor: Cursor) -> AffineMap:
         wrapped = cursor.accept("affine_map")
         if wrapped:
             cursor.expect("<", "after 'affine_map'")
@@ -669,7 +725,7 @@ def _blocked_to_nested(layout: Any, shape: Any, **options: Any) -> NestedLayout:
         raise LayoutError("layout: a nested layout has no CTA (block) level; the blocked layout spans several CTAs")
     lane_strides = _order_strides(tpw, order)
     warp_strides = _order_strides(wpc, order)
-    lanes = hw.get("lane", int(np.prod(tpw)))
+    lanes = hw.get("lane", prod(tpw))
     tiles: dict[str, list[int]] = {name: [] for name in ATTR_FIELDS}
     for d in range(rank):
         remaining = shape[d]
@@ -698,7 +754,7 @@ def _blocked_to_nested(layout: Any, shape: Any, **options: Any) -> NestedLayout:
         tiles["subgroup_strides"].append(subgroup_stride)
         tiles["thread_strides"].append(thread_stride)
     nested = NestedLayout(**tiles, subgroup_size=lanes,
-                          num_subgroups=hw.get("warp", int(np.prod(wpc))))
+                          num_subgroups=hw.get("warp", prod(wpc)))
     if hw.get("register", 1) != nested.num_registers:
         raise LayoutError(
             f"layout: the blocked layout holds {hw.get('register', 1)} registers per thread on "

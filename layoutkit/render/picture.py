@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from math import prod
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,9 @@ from layoutkit.errors import LayoutError, quote
 
 #: cells above which the labels are left out of the figure (they stay in the Drawing)
 MAX_LABELLED_CELLS = 64 * 64
+#: largest tensor drawn (1024x1024 cells) and most hardware indices placed on it
+MAX_DRAWN_CELLS = 1 << 20
+MAX_DRAWN_HOLDERS = 1 << 22
 PADDING_COLOR = (0.82, 0.82, 0.82, 1.0)
 EMPTY_COLOR = (1.0, 1.0, 1.0, 1.0)
 
@@ -108,15 +113,32 @@ def element_colors(rows_index: Any, cols_index: Any, rows: int, cols: int) -> np
 def _grid_of(shape: tuple[int, ...]) -> tuple[int, int]:
     if len(shape) == 1:
         return 1, shape[0]
-    return int(np.prod(shape[:-1])), shape[-1]
+    return prod(shape[:-1]), shape[-1]
 
 
 def drawing_of(layout: Any, shape: Any = None) -> Drawing:
     """The :class:`Drawing` of a layout in the common protocol (no matplotlib needed)."""
     if not hasattr(layout, "table") or not hasattr(layout, "hardware_dims"):
-        raise LayoutError(f"layout: cannot draw {quote(type(layout).__name__)}, it does not follow the layout protocol")
+        hint = ""
+        if type(layout).__module__ == "layoutkit.core.cute":
+            hint = (" (a CuTe layout is drawn as a thread-value layout over a tensor: write "
+                    "'LAYOUT over MxN' or give the tensor type with -t)")
+        raise LayoutError(f"layout: cannot draw {quote(str(layout))}, a {type(layout).__name__}{hint}")
     tensor_shape = layout.tensor_shape(shape)
+    cells = prod(tensor_shape)
+    if cells > MAX_DRAWN_CELLS:
+        raise LayoutError(
+            f"shape: a picture of {quote(list(tensor_shape))} would draw {cells} cells, at most "
+            f"{MAX_DRAWN_CELLS} (2**{MAX_DRAWN_CELLS.bit_length() - 1}) are supported"
+        )
     hw = layout.hardware_dims(tensor_shape)
+    indices = prod(hw.values())
+    if indices > MAX_DRAWN_HOLDERS:
+        sizes = ", ".join(f"{name}={size}" for name, size in hw.items())
+        raise LayoutError(
+            f"hardware dims: a picture of {quote(str(layout))} over {sizes} would place {indices} "
+            f"hardware indices, at most {MAX_DRAWN_HOLDERS} (2**{MAX_DRAWN_HOLDERS.bit_length() - 1}) are supported"
+        )
     table = layout.table(tensor_shape)
     kind = getattr(layout, "kind", "distributed")
     if "offset" in hw:
@@ -164,7 +186,7 @@ def _distributed_drawing(title: str, tensor_shape: tuple[int, ...], hw: dict[str
     lane, warp, block = inputs.get("lane", zeros), inputs.get("warp", zeros), inputs.get("block", zeros)
     lanes, warps = hw.get("lane", 1), hw.get("warp", 1)
     tid = (block * warps + warp) * lanes + lane
-    size = int(np.prod(tensor_shape))
+    size = prod(tensor_shape)
     cells, valid = _cell_index(table, tensor_shape)
     first, holders = _first_holder(cells, valid, tid * hw.get("register", 1) + register, size)
     has = first >= 0
@@ -195,7 +217,7 @@ def _memory_drawing(title: str, tensor_shape: tuple[int, ...], hw: dict[str, int
     block = inputs.get("block", np.zeros(n, dtype=np.int64))
     offsets_per_block = hw.get("offset", 1)
     address = block * offsets_per_block + offset
-    size = int(np.prod(tensor_shape))
+    size = prod(tensor_shape)
     cells, valid = _cell_index(table, tensor_shape)
     first, holders = _first_holder(cells, valid, address, size)
     has = first >= 0
@@ -338,13 +360,19 @@ def _wrap(text: str, width: int) -> str:
     return textwrap.fill(text, width=max(width, 40), break_long_words=True, break_on_hyphens=False)
 
 
+def picture_format(path: str) -> str:
+    """``svg``, ``png`` or ``pdf`` from a file name's suffix, else a LayoutError."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in ("svg", "png", "pdf"):
+        raise LayoutError(f"output: expected a .svg, .png or .pdf file name, got {quote(path)}")
+    return suffix
+
+
 def save_figure(fig: Any, path: Any, suffix: str | None = None) -> None:
     """Write a figure to ``path`` (a file name or a file object); the format follows the
     suffix (svg, png, pdf) unless given."""
     if suffix is None:
-        suffix = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ""
-    if suffix not in ("svg", "png", "pdf"):
-        raise LayoutError(f"output: expected a .svg, .png or .pdf file name, got {quote(path)}")
+        suffix = picture_format(str(path))
     from matplotlib import rc_context
 
     # svg keeps text as text: thousands of labels stay small and fast to write

@@ -1,0 +1,70 @@
+"""Index arrays handed to a layout by a user: checked once, here.
+
+``apply(register=..., lane=..., warp=...)`` and CuTe's ``evaluate`` take ints, lists or
+numpy arrays. :func:`index_array` turns any of them into int64 or raises a
+:class:`~layoutkit.errors.LayoutError` naming the argument -- ``1.5`` is not truncated to
+1, ``"3"`` is not parsed, ``2**70`` does not wrap around. :func:`hardware_indices` checks a
+whole ``apply`` call against the layout's hardware dims, and :func:`check_table_size`
+refuses a table too large to build before numpy tries to allocate it.
+
+>>> hardware_indices({"lane": [0, 31]}, {"register": 4, "lane": 32})["lane"].tolist()
+[0, 31]
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import Any
+
+import numpy as np
+
+from layoutkit.errors import LayoutError, quote
+
+#: most hardware indices a table is built for: a table of 2**24 rows of rank 2 is 256 MiB
+MAX_TABLE_ENTRIES = 1 << 24
+
+
+def index_array(values: Any, field: str) -> np.ndarray:
+    """``values`` (an int, a list or an array of integers; integral floats allowed) as an
+    int64 array, or a LayoutError naming ``field``."""
+    try:
+        array = np.asarray(values)
+    except (ValueError, TypeError):
+        array = np.asarray(None)
+    kind = array.dtype.kind
+    if kind == "u" and array.size and array.max() >= 1 << 63:
+        kind = "O"
+    if kind == "f" and array.size and not np.all(
+            np.isfinite(array) & (array == np.round(array)) & (np.abs(array) < 2.0**62)):
+        kind = "O"
+    if kind not in "iuf":
+        raise LayoutError(f"{field}: expected integers (within int64), got {quote(repr(values))}")
+    return array.astype(np.int64, copy=False)
+
+
+def hardware_indices(given: dict[str, Any], dims: dict[str, int]) -> dict[str, np.ndarray]:
+    """Every hardware dim of ``dims`` as an int64 array (missing ones 0), checked: the
+    names are known and the values inside ``[0, size)``."""
+    unknown = [name for name in given if name not in dims]
+    if unknown:
+        raise LayoutError(f"apply: unknown hardware dim {quote(unknown[0])} (dims: {', '.join(dims)})")
+    out = {}
+    for name, size in dims.items():
+        value = index_array(given.get(name, 0), f"apply: {name}")
+        if value.size and (value.min() < 0 or value.max() >= size):
+            bad = value.min() if value.min() < 0 else value.max()
+            raise LayoutError(f"apply: {name} values must be in [0, {size}), got {quote(int(bad))}")
+        out[name] = value
+    return out
+
+
+def check_table_size(dims: dict[str, int], what: Any) -> None:
+    """LayoutError when a table over ``dims`` would have more than
+    :data:`MAX_TABLE_ENTRIES` hardware indices; ``what`` is the layout, for the message."""
+    total = prod(dims.values())
+    if total > MAX_TABLE_ENTRIES:
+        sizes = ", ".join(f"{name}={size}" for name, size in dims.items())
+        raise LayoutError(
+            f"hardware dims: a table of {quote(what, 120)} over {sizes} would have {total} entries, "
+            f"at most {MAX_TABLE_ENTRIES} (2**{MAX_TABLE_ENTRIES.bit_length() - 1}) are supported"
+        )
