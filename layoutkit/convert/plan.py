@@ -122,7 +122,9 @@ class ConversionCost:
     """What a plan costs, per thread and per block.
 
     ``instructions``: per thread (the busiest), by kind (``shfl``, ``select``, ``st.shared``,
-    ``ld.shared``, ``bar.sync``); wavefronts: totals over every warp request of one block,
+    ``ld.shared``, ``bar.sync``); ``select`` counts, per shuffle round, the distinct words the
+    lanes of a warp offer minus one (the select chain that picks each lane's word; 0 when all
+    lanes offer the same registers); wavefronts: totals over every warp request of one block,
     achieved and lower bound, for the stores and the loads; ``scratch_bytes``: shared memory per
     block.
     """

@@ -148,6 +148,20 @@ def _split(access: VectorAccess, rep_span: int, reps: int) -> list[tuple[np.ndar
     return out
 
 
+def _without_repeated_stores(store: VectorAccess) -> VectorAccess:
+    """Broadcast source layouts hold an element in several threads: only the first thread
+    (in block, warp, lane order) that holds a vector stores it; the others stay idle."""
+    blocks = store.offsets.shape[0]
+    per_block = store.offsets.reshape(blocks, -1)
+    span = int(per_block.max()) + 2
+    keys = np.where(per_block >= 0, per_block + np.arange(blocks)[:, None] * span, -1).ravel()
+    first = np.zeros(keys.shape, bool)
+    _, index = np.unique(keys, return_index=True)
+    first[index] = True
+    offsets = np.where(first.reshape(store.offsets.shape), store.offsets, -1)
+    return replace(store, offsets=offsets)
+
+
 def _shared_plan(smap: HardwareMap, dmap: HardwareMap, elem_bytes: int, scratch_bytes: int | None,
                  common: dict[str, Any]) -> ConversionPlan:
     blocks, warps, lanes, src_regs = smap.elements.shape
@@ -158,6 +172,7 @@ def _shared_plan(smap: HardwareMap, dmap: HardwareMap, elem_bytes: int, scratch_
     notes: list[str] = []
     if reps > 1:
         notes.append(f"tile of {span * elem_bytes} bytes split into {reps} repetitions of {rep_span * elem_bytes} bytes")
+    store = _without_repeated_stores(store)
     steps: list[Any] = []
     store_parts = _split(store, rep_span, reps)
     load_parts = _split(load, rep_span, reps)
