@@ -132,3 +132,15 @@ def test_cli_never_shows_a_traceback(capsys, src, dst, tensor):
     assert code in (0, 2)
     if code == 2:
         assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_cli_reads_aliases_from_a_file(capsys, tmp_path):
+    path = tmp_path / "kernel.ttgir"
+    path.write_text(f"#blocked = {BLOCKED}\n#transposed = {TRANSPOSED}\n", encoding="utf-8")
+    code, out, err = run(capsys, "convert", "-i", str(path), "-l", "#blocked", "-l", "#transposed",
+                         "-t", "tensor<64x64xf32>", "--json")
+    assert code == 0, err
+    assert json.loads(out)["kind"] == "shared"
+    code, out, err = run(capsys, "convert", "-i", str(tmp_path / "missing.ttgir"), "-l", "#blocked", "-l", "#blocked",
+                         "-t", "tensor<64x64xf32>")
+    assert code == 2 and err.startswith("error: input: cannot read")
