@@ -96,6 +96,12 @@ def test_affine_parse_evaluates_like_python():
     ("affine_map<(d0) -> (d0 floordiv 0)>", "positive constant"),
     ("affine_map<(d0) -> (d1)>", "unknown dim"),
     ("affine_map<(d0)[s0] -> (d0)>", "symbols"),
+    # hostile: Python's stack and numpy's int64 stay safe
+    ("affine_map<(d0) -> (" + "(" * 2000 + "d0" + ")" * 2000 + ")>", "nested deeper than 64"),
+    ("affine_map<(d0) -> (" + "- " * 2000 + "d0)>", "nested deeper than 64"),
+    ("affine_map<(d0) -> (d0" + " mod 7 floordiv 2" * 2000 + ")>", "divisions nested deeper than 64"),
+    ("affine_map<(d0) -> (d0 floordiv 99999999999999999999999999999)>", r"below 2\*\*62"),
+    (f"affine_map<(d0) -> (d0 * {2**62})>", r"below 2\*\*62"),
 ])
 def test_affine_errors(text, needle):
     with pytest.raises(LayoutError, match=needle):

@@ -167,6 +167,9 @@ BAD = [
     (lambda: TransformChain((TransformMap((Transform("PassThrough", (), ("a",), (0,), ("x",), (0,)),), (3,), (3,)),
                              TransformMap((Transform("PassThrough", (), ("a",), (0,), ("x",), (0,)),), (4,), (4,)))),
      "does not match"),
+    (lambda: Transform("Embed", (2**62,), ("a",), (0,), ("x",), (0,)), r"below 2\*\*62"),
+    (lambda: TransformMap((Transform("PassThrough", (), ("a",), (0,), ("x",), (0,)),), (2**62,), (2**62,)),
+     r"below 2\*\*62"),
 ]
 
 

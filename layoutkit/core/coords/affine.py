@@ -33,6 +33,12 @@ import numpy as np
 from layoutkit.core.text import Cursor
 from layoutkit.errors import LayoutError, quote
 
+#: coordinates, sizes and constants stay below this magnitude, so that numpy's int64
+#: evaluates sums of a few of them exactly
+MAX_VALUE = 1 << 62
+#: how deeply divisions (and, in text, parentheses) may nest in one expression
+MAX_NESTING = 64
+
 
 @dataclass(frozen=True)
 class Dim:
@@ -51,6 +57,14 @@ class Div:
     kind: str
     operand: Sum
     divisor: int
+
+    def __post_init__(self) -> None:
+        if self.operand.nesting >= MAX_NESTING:
+            raise LayoutError(f"affine expression: divisions nested deeper than {MAX_NESTING} levels")
+
+    @cached_property
+    def nesting(self) -> int:
+        return 1 + self.operand.nesting
 
     def __str__(self) -> str:
         return f"{self.operand.text(strong=True)} {self.kind} {self.divisor}"
@@ -82,6 +96,11 @@ class Sum:
         for _, atom in self.terms:
             out |= {atom.index} if isinstance(atom, Dim) else atom.operand.dims
         return frozenset(out)
+
+    @cached_property
+    def nesting(self) -> int:
+        """How deeply divisions nest in this expression (0 for ``2 * d0 + 1``)."""
+        return max((atom.nesting for _, atom in self.terms if isinstance(atom, Div)), default=0)
 
     @cached_property
     def sort_key(self) -> tuple:
@@ -422,30 +441,30 @@ def read_affine_map(cursor: Cursor) -> AffineMap:
     return AffineMap(len(names), tuple(results))
 
 
-def _read_expr(cursor: Cursor, names: dict[str, int]) -> Sum:
-    expr = _read_term(cursor, names)
+def _read_expr(cursor: Cursor, names: dict[str, int], depth: int = 0) -> Sum:
+    expr = _read_term(cursor, names, depth)
     while True:
         tok = cursor.peek
         if cursor.accept("+"):
-            expr = add(expr, _read_term(cursor, names))
+            expr = add(expr, _read_term(cursor, names, depth))
         elif cursor.accept("-"):
-            expr = sub(expr, _read_term(cursor, names))
+            expr = sub(expr, _read_term(cursor, names, depth))
         elif tok.kind == "int" and tok.text.startswith("-"):  # "d0 -3" tokenizes as d0, -3
             cursor.next()
-            expr = add(expr, _read_postfix(cursor, names, constant(int(tok.text))))
+            expr = add(expr, _read_postfix(cursor, names, constant(int(tok.text)), depth))
         else:
             return expr
 
 
-def _read_term(cursor: Cursor, names: dict[str, int]) -> Sum:
-    return _read_postfix(cursor, names, _read_factor(cursor, names))
+def _read_term(cursor: Cursor, names: dict[str, int], depth: int) -> Sum:
+    return _read_postfix(cursor, names, _read_factor(cursor, names, depth), depth)
 
 
-def _read_postfix(cursor: Cursor, names: dict[str, int], expr: Sum) -> Sum:
+def _read_postfix(cursor: Cursor, names: dict[str, int], expr: Sum, depth: int) -> Sum:
     while True:
         tok = cursor.peek
         if cursor.accept("*"):
-            rhs = _read_factor(cursor, names)
+            rhs = _read_factor(cursor, names, depth)
             if rhs.is_const:
                 expr = mul(expr, rhs.const)
             elif expr.is_const:
@@ -454,25 +473,32 @@ def _read_postfix(cursor: Cursor, names: dict[str, int], expr: Sum) -> Sum:
                 cursor.fail("affine_map: a product needs a constant side (non-affine)", tok)
         elif tok.text in ("floordiv", "ceildiv", "mod") and tok.kind == "ident":
             cursor.next()
-            rhs = _read_factor(cursor, names)
+            rhs = _read_factor(cursor, names, depth)
             if not rhs.is_const or rhs.const <= 0:
                 cursor.fail(f"affine_map: {tok.text} needs a positive constant divisor", tok)
             op = {"floordiv": floordiv, "ceildiv": ceildiv, "mod": mod}[tok.text]
-            expr = op(expr, rhs.const)
+            try:
+                expr = op(expr, rhs.const)
+            except LayoutError as err:  # nested too deeply
+                cursor.fail(str(err), tok)
         else:
             return expr
 
 
-def _read_factor(cursor: Cursor, names: dict[str, int]) -> Sum:
+def _read_factor(cursor: Cursor, names: dict[str, int], depth: int) -> Sum:
     tok = cursor.peek
+    if tok.text in ("-", "(") and depth >= MAX_NESTING:
+        cursor.fail(f"affine_map: nested deeper than {MAX_NESTING} levels", tok)
     if cursor.accept("-"):
-        return neg(_read_factor(cursor, names))
+        return neg(_read_factor(cursor, names, depth + 1))
     if cursor.accept("("):
-        inner = _read_expr(cursor, names)
+        inner = _read_expr(cursor, names, depth + 1)
         cursor.expect(")", "to close a parenthesized expression")
         return inner
     if tok.kind == "int":
         cursor.next()
+        if abs(int(tok.text)) >= MAX_VALUE:
+            cursor.fail("affine_map: constants must lie below 2**62 in magnitude", tok)
         return constant(int(tok.text))
     if tok.kind == "ident" and tok.text in names:
         cursor.next()

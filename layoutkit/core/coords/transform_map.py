@@ -45,6 +45,8 @@ def _sizes(values: Any, field: str) -> tuple[int, ...]:
     for v in items:
         if not _is_int(v) or v <= 0:
             raise LayoutError(f"{field}: sizes must be positive integers, got {quote(list(items))}")
+        if v >= affine.MAX_VALUE:
+            raise LayoutError(f"{field}: sizes must lie below 2**62, got {quote(list(items))}")
     return tuple(int(v) for v in items)
 
 

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from layoutkit.core.coords import affine
-from layoutkit.core.coords.affine import floor_div, floor_mod
+from layoutkit.core.coords.affine import MAX_VALUE, floor_div, floor_mod
 from layoutkit.errors import LayoutError, quote
 
 KINDS = (
@@ -76,6 +76,8 @@ class Transform:
         if not all(_is_int(p) for p in self.params):
             raise LayoutError(f"{self.kind}: params must be integers, got {quote(list(self.params))}")
         object.__setattr__(self, "params", tuple(int(p) for p in self.params))
+        if any(abs(p) >= MAX_VALUE for p in self.params):
+            raise LayoutError(f"{self.kind}: params must lie below 2**62 in magnitude, got {quote(list(self.params))}")
         for side in ("upper", "lower"):
             names, dims = getattr(self, f"{side}_names"), getattr(self, f"{side}_dims")
             if not all(isinstance(n, str) and n for n in names):
