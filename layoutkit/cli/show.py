@@ -58,7 +58,7 @@ def render_show(
         raise LayoutError(f"alias-names: {quote(','.join(alias_names))} needs a file of '#alias = ...' lines (-i/--input)")
     out: list[str] = []
     if input_text is not None:
-        aliases = parse_aliases(input_text)
+        aliases = _aliases(input_text)
         if alias_names:
             for name in alias_names:
                 if name not in aliases:
@@ -78,7 +78,7 @@ def render_show(
         if layout_text is not None:
             layout_text = layout_text.strip()
     if layout_text is not None:
-        aliases = parse_aliases(input_text) if input_text is not None else {}
+        aliases = _aliases(input_text) if input_text is not None else {}
         layout = _parse(layout_text, layout_field, aliases, options)
         out.append(f"Print layout attribute: {layout}\n")
         out.append(layout_view(layout, shape, hardware=hardware))
@@ -95,6 +95,16 @@ def _parse(text: str, field: str, aliases: dict, options: dict[str, Any]) -> Any
         if _NAMES_A_FIELD.match(str(err)):
             raise
         raise LayoutError(f"{field}: {err}") from None
+    except RecursionError:  # the shared attribute reader has no nesting limit of its own
+        raise LayoutError(f"{field}: nested too deeply to read, in {quote(text)}") from None
+
+
+def _aliases(text: str) -> dict:
+    """The ``#name = ...`` definitions of an input file."""
+    try:
+        return parse_aliases(text)
+    except RecursionError:
+        raise LayoutError(f"input: a definition is nested too deeply to read, in {quote(text)}") from None
 
 
 def _encoding_of(tensor_type: str) -> str | None:

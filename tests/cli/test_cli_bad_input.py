@@ -100,6 +100,12 @@ SHOW_CASES = [
     (["-t", T16], ["layout: ", "-l/--layout"]),
     (["-l", BLOCKED], ["Missing option", "'-t'"]),
     (["-l", BLOCKED, "-t", T16, "--no-such-option"], ["--no-such-option"]),
+    # nesting deep enough to exhaust Python's stack
+    (["-l", "#ttg.dot_op<{opIdx = 0, parent = " * 3000 + BLOCKED + "}>" * 3000, "-t", T16],
+     ["layout: nested too deeply", "'#ttg.dot_op<{opIdx = 0, parent = "]),
+    (["-l", "#ttg.linear<{register = " + "[" * 5000 + "]" * 5000 + "}>", "-t", T16],
+     ["layout: nested too deeply", "'#ttg.linear<{register = [[["]),
+    (["-l", "(" * 5000 + "4" + ")" * 5000 + ":1", "-t", T16], ["layout: ", "'(((("]),
 ]
 
 
@@ -153,6 +159,14 @@ TRANSFORM_CASES = [
     ([TMAP, "--diff", ""], ["--diff: ", "''"]),
     ([TMAP, "--diff", "0,-1"], ["--diff: ", "'0,-1'", ">= 0"]),
     ([TMAP, "--no-such-option"], ["--no-such-option"]),
+    ([transform_map("4", "4").replace("-> (d0)", "-> (" + "(" * 5000 + "d0" + ")" * 5000 + ")")],
+     ["affine_map: nested deeper than 64 levels", "'#rock.transform_map<affine_map<(d0) -> ((("]),
+    ([transform_map("4", "4").replace("-> (d0)", "-> (d0" + " mod 7 floordiv 2" * 3000 + ")")],
+     ["divisions nested deeper than 64 levels", "found 'mod'"]),
+    ([transform_map("4", "4").replace("-> (d0)", "-> (d0 floordiv 99999999999999999999999999999)")],
+     ["affine_map: constants must lie below 2**62", "'99999999999999999999999999999'"]),
+    ([transform_map(str(10**30), str(10**30)), "--bounds", "--diff", "1"], ["bounds: ", f"'[{10**30}]'"]),
+    ([transform_map("4", "4", f'<Embed{{{2**62}}} ["a"] at [0] -> ["b"] at [0]>')], ["Embed: ", f"'[{2**62}]'"]),
 ]
 
 
