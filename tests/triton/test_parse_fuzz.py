@@ -4,6 +4,7 @@ equal value and converts to a linear layout or raises a LayoutError."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -103,3 +104,12 @@ def test_seeds_parse():
     for text in SEEDS:
         assert parse(text) is not None, text
         check(text)
+
+
+def test_nesting_deeper_than_the_stack_is_a_layout_error():
+    """Thousands of nested parents or brackets: a LayoutError, not a RecursionError."""
+    deep_parent = "#ttg.slice<{dim = 0, parent = " * 3000 + SEEDS[0] + "}>" * 3000
+    deep_list = "#ttg.linear<{register = " + "[" * 5000 + "]" * 5000 + "}>"
+    for text in (deep_parent, deep_list):
+        with pytest.raises(LayoutError, match="nested"):
+            layoutkit.parse_layout(text)
