@@ -36,17 +36,26 @@ from layoutkit.errors import LayoutError, quote
 DISTRIBUTED_ORDER = ("block", "warp", "lane", "register")
 MEMORY_ORDER = ("block", "offset")
 # A view prints a cell per element and per hardware index: 2**20 of them (1024x1024) take
-# about ten seconds and ten megabytes of text; beyond that a text view is of no use.
+# about two seconds and a dozen megabytes of text; beyond that a text view is of no use.
 MAX_VIEW_CELLS = 2**20
 
 
-def _pad(value: int, maximum: int) -> int:
-    """Triton's ``numCharacterPadding``: spaces that right-align ``value`` to ``maximum``."""
-    return max(0, len(str(maximum)) - len(str(value)))
+def _digits(values: np.ndarray) -> np.ndarray:
+    """Decimal digits of each non-negative integer, exactly (no floating-point log)."""
+    values = np.asarray(values)
+    count = np.ones(values.shape, dtype=np.int64)
+    power = 10
+    while power <= (values.max() if values.size else 0):
+        count += values >= power
+        power *= 10
+    return count
 
 
-def _padded(value: int, maximum: int) -> str:
-    return " " * _pad(value, maximum) + str(value)
+def _coordinate_texts(coords: np.ndarray, shape: Sequence[int], separator: str) -> list[str]:
+    """``(r,c)`` per row of ``coords``, each coordinate right-aligned to the width of its
+    dim's size (Triton's ``numCharacterPadding``), e.g. ``( 3,12)`` in a 16 x 16 tensor."""
+    template = "(" + separator.join(f"{{{d}:>{len(str(size))}}}" for d, size in enumerate(shape)) + ")"
+    return [template.format(*row) for row in coords.tolist()]
 
 
 def _canonical_table(layout: Any, shape: Any, order: Sequence[str]) -> tuple[np.ndarray, dict[str, int], tuple[int, ...]]:
@@ -88,11 +97,14 @@ def _check_view_size(tensor_shape: tuple[int, ...], hw: dict[str, int]) -> None:
 
 
 def _grid(cells: Sequence[str], shape: Sequence[int], separator: str) -> str:
-    """Triton's nested-bracket grid: ``cells`` row-major over ``shape``."""
-    rank = len(shape)
+    """Triton's nested-bracket grid: ``cells`` row-major over ``shape``, one line per row of
+    the last dim; a line opens (and closes) one bracket per dim whose block starts (ends)
+    there, and is indented so that the cells line up."""
+    rank, width = len(shape), shape[-1]
     spans = [int(np.prod(shape[rank - m:])) for m in range(1, rank + 1)]  # last m dims
 
-    def trailing_zeros(i: int) -> int:
+    def boundaries(i: int) -> int:
+        """How many of the trailing-dim blocks start at element ``i``."""
         count = 0
         for span in spans:
             if i % span:
@@ -100,23 +112,14 @@ def _grid(cells: Sequence[str], shape: Sequence[int], separator: str) -> str:
             count += 1
         return count
 
-    total = len(cells)
-    parts: list[str] = []
-    new_line = True
-    for i, cell in enumerate(cells):
-        opened = trailing_zeros(i)
-        parts.append("[" * opened)
-        if new_line:
-            parts.append(" " * (rank - opened))
-            new_line = False
-        parts.append(cell)
-        parts.append("]" * trailing_zeros(i + 1 if i + 1 < total else 0))
-        if (i + 1) % shape[-1] == 0:
-            parts.append("\n")
-            new_line = True
-        else:
-            parts.append(separator)
-    return "".join(parts)
+    lines = []
+    rows = len(cells) // width
+    for k in range(rows):
+        opened = boundaries(k * width)
+        closed = boundaries((k + 1) * width if k + 1 < rows else 0)
+        row = separator.join(cells[k * width:(k + 1) * width])
+        lines.append("[" * opened + " " * (rank - opened) + row + "]" * closed + "\n")
+    return "".join(lines)
 
 
 def _check_inside(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -142,28 +145,28 @@ def _distributed_tensor_view(layout: Any, shape: Any) -> str:
     valid = _check_inside(coords, tensor_shape)
     block_id, warp_id, lane_id, reg_id = np.unravel_index(np.arange(len(coords)), (blocks, warps, lanes, regs))
     tid = lane_id + warp_id * lanes
+    # each owner left-padded so that ids line up (Triton pads to the width of the largest id)
+    pad = (len(str(threads)) - _digits(tid)) + (len(str(regs)) - _digits(reg_id))
+    if blocks > 1:
+        pad += len(str(blocks)) - _digits(block_id)
+    block_text = [f"B{b}:" for b in range(blocks)] if blocks > 1 else [""] * blocks
+    owners = np.flatnonzero(valid)
+    # owners grouped by element, in hardware order within an element
+    owners = owners[np.argsort(_linear_index(coords[owners], tensor_shape), kind="stable")]
+    starts = np.searchsorted(_linear_index(coords[owners], tensor_shape), np.arange(int(np.prod(tensor_shape)) + 1))
     labels = [
-        " " * (_pad(b, blocks) + _pad(t, threads) + _pad(r, regs))
-        + (f"B{b}:" if blocks > 1 else "")
-        + f"T{t}:{r}"
-        for b, t, r in zip(block_id.tolist(), tid.tolist(), reg_id.tolist())
+        " " * p + block_text[b] + f"T{t}:{r}"
+        for p, b, t, r in zip(pad[owners].tolist(), block_id[owners].tolist(), tid[owners].tolist(),
+                              reg_id[owners].tolist())
     ]
-    total = int(np.prod(tensor_shape))
-    element = _linear_index(coords, tensor_shape)
-    cells: list[list[str]] = [[] for _ in range(total)]
-    for i in np.flatnonzero(valid).tolist():
-        cells[element[i]].append(labels[i])
-    return _grid(["|".join(c) for c in cells], tensor_shape, ", ")
+    cells = ["|".join(labels[a:b]) for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]
+    return _grid(cells, tensor_shape, ", ")
 
 
 def _distributed_hw_view(layout: Any, shape: Any) -> str:
     coords, sizes, tensor_shape = _canonical_table(layout, shape, DISTRIBUTED_ORDER)
     blocks, warps, lanes, regs = (sizes[n] for n in DISTRIBUTED_ORDER)
-    texts = [
-        "(" + ",".join(_padded(int(v), s) for v, s in zip(row, tensor_shape)) + ")"
-        for row in coords.tolist()
-    ]
-    grid = np.array(texts, dtype=object).reshape(blocks, warps, lanes, regs)
+    texts = np.array(_coordinate_texts(coords, tensor_shape, ","), dtype=object).reshape(blocks, warps, lanes, regs)
     lines: list[str] = []
     for b in range(blocks):
         if blocks > 1:
@@ -171,7 +174,7 @@ def _distributed_hw_view(layout: Any, shape: Any) -> str:
         for w in range(warps):
             lines.append(f"Warp{w}:")
             for r in range(regs):
-                lines.append(", ".join(grid[b, w, :, r]))
+                lines.append(", ".join(texts[b, w, :, r]))
     return "\n".join(lines) + "\n"
 
 
@@ -186,10 +189,8 @@ def _memory_slots(layout: Any, shape: Any) -> tuple[list[list[str | None]], tupl
 
 def _memory_tensor_view(layout: Any, shape: Any) -> str:
     coords, tensor_shape, valid, sizes = _memory_slots(layout, shape)
-    cells = [
-        "(" + ":".join(_padded(int(v), s) for v, s in zip(row, tensor_shape)) + ")" if ok else "pad"
-        for row, ok in zip(coords.tolist(), valid.tolist())
-    ]
+    cells = [text if ok else "pad"
+             for text, ok in zip(_coordinate_texts(coords, tensor_shape, ":"), valid.tolist())]
     if len(cells) == int(np.prod(tensor_shape)) and all(valid):
         return _grid(cells, tensor_shape, ",")
     # Padded (or broadcast) memory: one line per run of elements and the padding after it.
@@ -214,16 +215,14 @@ def _memory_tensor_view(layout: Any, shape: Any) -> str:
 
 def _memory_hw_view(layout: Any, shape: Any) -> str:
     coords, tensor_shape, valid, sizes = _memory_slots(layout, shape)
+    texts = _coordinate_texts(coords, tensor_shape, ",")
+    ok = valid.tolist()
     lines: list[str] = []
-    rows = coords.tolist()
-    index = 0
     for b in range(sizes["block"]):
         lines.append(f"Block: {b}:")
+        first = b * sizes["offset"]
         for offset in range(sizes["offset"]):
-            row, ok = rows[index], valid[index]
-            text = "(" + ",".join(_padded(int(v), s) for v, s in zip(row, tensor_shape)) + ")" if ok else "padding"
-            lines.append(f"Offset: {offset} -> {text}")
-            index += 1
+            lines.append(f"Offset: {offset} -> {texts[first + offset] if ok[first + offset] else 'padding'}")
     return "\n".join(lines) + "\n"
 
 
