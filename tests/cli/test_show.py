@@ -315,3 +315,31 @@ def test_help_names_every_option_and_an_example(capsys):
         assert code == 0
         for word in words:
             assert word in out, (command, word)
+
+
+@pytest.mark.parametrize("layout, tensor", [
+    (SEED_004_COMMANDS[2][0], "tensor<16x16xf16>"),  # 128 threads, 4 registers, broadcast pairs
+    ("#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0], "
+     "CGALayout = [[0, 0], [1, 0], [2, 0], [0, 1]]}>", "tensor<64x32xf32>"),  # 16 blocks, some broadcast
+])
+def test_owners_are_padded_like_triton(capsys, layout, tensor):
+    """Triton's numCharacterPadding: each owner is left-padded by the digits its block,
+    thread and register ids lack against the block count, thread count and register count."""
+    code, out, err = run(capsys, "show", "-l", layout, "-t", tensor)
+    assert code == 0, err
+    hw = parse_layout(layout).hardware_dims(tuple(int(d) for d in re.findall(r"\d+", tensor)[:2]))
+    blocks, threads, regs = hw["block"], hw["warp"] * hw["lane"], hw["register"]
+    rows = out.splitlines()[1:]
+    seen = 0
+    for line in rows:
+        body = line[2:].rstrip("]")  # a rank-2 line starts with 2 characters of '[' and indent
+        for cell in body.split(", "):
+            for owner in cell.split("|"):
+                m = re.fullmatch(r"( *)(?:B(\d+):)?T(\d+):(\d+)", owner)
+                assert m, owner
+                b, t, r = int(m.group(2) or 0), int(m.group(3)), int(m.group(4))
+                pad = len(str(threads)) - len(str(t)) + len(str(regs)) - len(str(r))
+                pad += len(str(blocks)) - len(str(b)) if blocks > 1 else 0
+                assert len(m.group(1)) == pad, (owner, pad)
+                seen += 1
+    assert seen >= 256
