@@ -92,6 +92,13 @@ class _SharedBase(LayoutBase):
     def apply(self, shape: Any = None, **hw: Any) -> dict[str, Any]:
         return self.to_linear_layout(self.tensor_shape(shape)).apply(**hw)
 
+    def _own_shape(self, own: tuple[int, ...], shape: Any) -> tuple[int, ...]:
+        """The shape of a layout that carries its own (``shared_linear``, ``padded_shared``):
+        ``shape``, when given, must be that one."""
+        if shape is not None and check_shape(shape) != own:
+            raise LayoutError(f"shape: this {self.ATTR_NAME} layout covers {quote(ints_text(own))}, not {quote(ints_text(shape))}")
+        return own
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython
         printer.text(str(self))
 
@@ -537,10 +544,7 @@ class SharedLinearEncoding(_SharedBase):
         return f"#ttg.shared_linear<{{{self._bases_text()}}}, alignment = {self.alignment}>"
 
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
-        own = tuple(self.layout.out_dims.values())
-        if shape is not None and check_shape(shape) != own:
-            raise LayoutError(f"shape: this shared_linear layout covers {quote(ints_text(own))}, not {quote(ints_text(shape))}")
-        return own
+        return self._own_shape(tuple(self.layout.out_dims.values()), shape)
 
     def to_linear_layout(self, shape: Any = None):
         self.tensor_shape(shape)
@@ -670,10 +674,7 @@ class PaddedSharedEncoding(_SharedBase):
         return f"#ttg.padded_shared<{self._pairs_text(self.intervals, self.paddings)} {{{body}}}>"
 
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
-        own = tuple(self.linear_component.out_dims.values())
-        if shape is not None and check_shape(shape) != own:
-            raise LayoutError(f"shape: this padded_shared layout covers {quote(ints_text(own))}, not {quote(ints_text(shape))}")
-        return own
+        return self._own_shape(tuple(self.linear_component.out_dims.values()), shape)
 
     @cached_property
     def _unpadded_to_padded(self) -> np.ndarray:
