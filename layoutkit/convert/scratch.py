@@ -12,7 +12,9 @@ bit ``i`` holds a tensor direction ``S[i]``; the bits are, from the lowest:
 1. *vector* bits: directions held in registers of both layouts (one vector serves both
    sides), then optionally extra register directions of one side only (that side gets a
    wider vector, the other walks across it with its lanes);
-2. *bank* bits: as many as a 128-byte wavefront has slots for the wider access;
+2. *bank* bits, up to the end of a 128-byte line (bits below ``log2(4 / elem_bytes)`` stay
+   inside a 4-byte word: two lanes differing there share the word, differing there *and*
+   above the line they collide, so those bits count as outside the bank window);
 3. *high* bits ``H``. A warp request is conflict-free when the lanes of a phase land in
    distinct bank slots, i.e. when the span of the lane directions of a phase (``P`` for the
    stores, ``Q`` for the loads) meets the span of the bits outside that side's bank window
@@ -62,6 +64,7 @@ class ScratchLayout:
     padding: tuple[tuple[int, ...], int, int] | None = None
     description: str | None = None
     block_bases: tuple[tuple[int, ...], ...] = ()
+    vectors: tuple[int, int] | None = None  # widest (store, load) vectors it is designed for
 
     @cached_property
     def span(self) -> int:
@@ -141,9 +144,10 @@ def evaluate(layout: ScratchLayout, src_elements: np.ndarray, dst_elements: np.n
     ``[block, warp, lane, register]`` flat indices) into ``layout``; ``warps`` selects the
     warps whose requests are simulated (the split into repetitions counts every thread)."""
     max_vec = max_vector_elements(elem_bytes)
+    store_max, load_max = layout.vectors or (max_vec, max_vec)
     src_offsets, dst_offsets = layout.offsets[src_elements], layout.offsets[dst_elements]
-    store = vectorize(src_offsets[:, warps], max_vec)
-    load = vectorize(dst_offsets[:, warps], max_vec)
+    store = vectorize(src_offsets[:, warps], min(max_vec, store_max))
+    load = vectorize(dst_offsets[:, warps], min(max_vec, load_max))
     store_waves = shared_wavefronts(lane_addresses(store, elem_bytes), store.vector * elem_bytes)
     load_waves = shared_wavefronts(lane_addresses(load, elem_bytes), load.vector * elem_bytes)
     rep_span = repetition_span(layout.span, (store.vector, load.vector), elem_bytes, scratch_bytes)
@@ -212,12 +216,22 @@ def _log2(n: int) -> int:
     return n.bit_length() - 1
 
 
-def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str, reserve: int = 0) -> list[int]:
+def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str, reserve: int = 0
+                  ) -> tuple[list[int], tuple[int, int]]:
     """Offset bit -> tensor direction (flat-index bit vector) by the construction in the
     module docstring. ``src_bases`` / ``dst_bases``: per axis (block, warp, lane, register)
     flat-index bases. ``extra``: ``"none"``, ``"store"`` or ``"load"`` -- which side's own
     register directions widen its vector beyond the common ones. ``reserve``: common register
-    directions kept out of the vector for the top bits (repetitions)."""
+    directions kept out of the vector for the top bits (repetitions). Returns the directions
+    and the (store, load) vector widths the bank bits were chosen for.
+
+    Offset bits below ``line = log2(128 / elem_bytes)`` fall inside one 128-byte line; for a
+    side whose vector has ``v`` bits, the bits below ``max(v, log2(4 / elem_bytes))`` select
+    within its vector or its 4-byte word and the rest of the line selects the bank. Lanes of
+    a phase differing by a direction outside that bank window would hit one bank in different
+    words, so each side's phase lanes must meet the span of the directions outside its bank
+    window only in 0.
+    """
     blocks_a, _, lanes_a, regs_a = src_bases
     _, _, lanes_b, regs_b = dst_bases
     block_dirs = _basis(blocks_a)  # each block has its own scratch: block directions go on top
@@ -229,18 +243,16 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
     vector = common[: min(vmax, len(common) - len(reserved))]
     own = {"store": regs_a, "load": regs_b}.get(extra, [])
     widened = vector + _complement(vector, own)[: vmax - len(vector)] if own else vector
-    wide_bytes = (1 << len(widened)) * elem_bytes
-    narrow_bytes = (1 << len(vector)) * elem_bytes
-    slot_bits = _log2(WAVEFRONT_BYTES // wide_bytes)
-    bytes_a = wide_bytes if extra == "store" else narrow_bytes
-    bytes_b = wide_bytes if extra == "load" else narrow_bytes
-    phase_a = _basis(lanes_a[: _log2(lanes_per_phase(bytes_a))])
-    phase_b = _basis(lanes_b[: _log2(lanes_per_phase(bytes_b))])
-    # outside a side's bank window: its own vector bits and the high bits H. Each side's
-    # phase lanes must meet span(vector bits + H) only in 0, so H grows one direction at a
-    # time, each independent of (vector bits + H + that side's phase lanes), for both sides.
-    below_a = widened if extra == "store" else vector
-    below_b = widened if extra == "load" else vector
+    bits_a = len(widened) if extra == "store" else len(vector)
+    bits_b = len(widened) if extra == "load" else len(vector)
+    phase_a = _basis(lanes_a[: _log2(lanes_per_phase((1 << bits_a) * elem_bytes))])
+    phase_b = _basis(lanes_b[: _log2(lanes_per_phase((1 << bits_b) * elem_bytes))])
+    line = min(nbits, _log2(WAVEFRONT_BYTES // elem_bytes)) if elem_bytes <= WAVEFRONT_BYTES else 0
+    word_bits = _log2(4 // elem_bytes) if elem_bytes < 4 else 0
+    fill_count = max(0, min(word_bits, line) - len(widened))
+    high_count = max(0, nbits - line)
+    below_a = widened[: max(bits_a, word_bits)]
+    below_b = widened[: max(bits_b, word_bits)]
     side_a, side_b = gf2.Elimination(), gf2.Elimination()
     for v in block_dirs + below_a + phase_a:
         side_a.add(v)
@@ -250,32 +262,36 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
     for v in block_dirs:
         basis.add(v)
     low = [v for v in widened if basis.add(v)]
-    high_count = max(0, nbits - len(low) - slot_bits)
     units = [1 << j for j in range(nbits + len(block_dirs))]
     rest_common = reserved + [v for v in _complement(widened, common) if v not in reserved]
     pool = rest_common + [p ^ q for p in phase_a for q in phase_b] + units
     pool += [u ^ p for u in units for p in phase_a + phase_b]
-    high: list[int] = []
+    # directions outside both bank windows: H (above the line) and word fill (below it)
+    outside: list[int] = []
     for h in pool:
-        if len(high) == high_count:
+        if len(outside) == high_count + fill_count:
             break
         if side_a.express(h) is None and side_b.express(h) is None and basis.express(h) is None:
             side_a.add(h)
             side_b.add(h)
             basis.add(h)
-            high.append(h)
+            outside.append(h)
+    fill = outside[len(outside) - fill_count:] if fill_count and len(outside) >= fill_count else []
+    high = outside[: len(outside) - len(fill)]
+    low += fill
     bank: list[int] = []
     for u in units:
-        if len(bank) == slot_bits:
+        if len(low) + len(bank) >= line:
             break
         if basis.add(u):
             bank.append(u)
     # a short H (no conflict-free choice) is completed by units; evaluation scores the result
     high += [u for u in units if basis.add(u)]
-    return low + bank + high[::-1] + block_dirs
+    return low + bank + high[::-1] + block_dirs, (1 << bits_a, 1 << bits_b)
 
 
-def linear_scratch(directions: list[int], shape: tuple[int, ...], block_bits: int = 0) -> ScratchLayout:
+def linear_scratch(directions: list[int], shape: tuple[int, ...], block_bits: int = 0,
+                   vectors: tuple[int, int] | None = None) -> ScratchLayout:
     """The scratch layout whose offset bit ``i`` moves along tensor direction ``directions[i]``;
     the last ``block_bits`` directions select the block, each block using its own scratch."""
     nbits = len(directions)
@@ -287,7 +303,8 @@ def linear_scratch(directions: list[int], shape: tuple[int, ...], block_bits: in
     offsets[element] = offsets_all & ((1 << (nbits - block_bits)) - 1)
     coords = tuple(tuple(int(c) for c in np.unravel_index(d, shape)) for d in directions)
     local = nbits - block_bits
-    return ScratchLayout(offsets=offsets, shape=shape, bases=coords[:local], block_bases=coords[local:])
+    return ScratchLayout(offsets=offsets, shape=shape, bases=coords[:local], block_bases=coords[local:],
+                         vectors=vectors)
 
 
 # -- padded row-major layouts -----------------------------------------------------------------
@@ -393,10 +410,10 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
         seen = set()
         block_bits = len(_basis(src_bases[0]))
         for reserve, extra in itertools.product(sorted({0, rep_bits}), ("none", "store", "load")):
-            directions = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra, reserve)
-            if len(directions) == nbits and tuple(directions) not in seen:
-                seen.add(tuple(directions))
-                layouts.append(linear_scratch(directions, shape, block_bits))
+            directions, vectors = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra, reserve)
+            if len(directions) == nbits and (tuple(directions), vectors) not in seen:
+                seen.add((tuple(directions), vectors))
+                layouts.append(linear_scratch(directions, shape, block_bits, vectors))
         if block_bits == 0:
             layouts.append(linear_scratch([1 << j for j in range(nbits)], shape))
         # linear maps: every warp's offsets are warp 0's XOR a constant, which keeps vectors,
