@@ -9,11 +9,21 @@ Subgroups (warps) and threads (lanes) pick their tile along dim ``d`` through *v
     virtual_subgroup_id[d] = (subgroup_id // subgroup_strides[d]) % subgroup_tile[d]
     virtual_thread_id[d]   = (thread_id   // thread_strides[d])   % thread_tile[d]
 
-(a stride of 0 means "not distributed on that level": the virtual id is 0). As in IREE's
-``computeThreadIds``, ``thread_id`` is the thread's flat id in the workgroup,
-``subgroup_id * subgroup_size + lane``: it is just the lane while the thread strides and
-tiles stay inside one subgroup (the usual case), and a thread tile may reach past the
-subgroup into the subgroup bits (``subgroup_id = thread_id // subgroup_size``). Each thread
+(a stride of 0 means "not distributed on that level": the virtual id is 0).
+
+``thread_id`` is the thread's flat id in the *workgroup*, ``subgroup_id * subgroup_size +
+lane``, not the lane, exactly as in IREE: ``NestedLayoutAttr::computeThreadIds``
+(``VectorExtAttrs.cpp``) receives the workgroup's linearized thread id (LLVMGPU vector
+distribution linearizes ``gpu.thread_id`` z, y, x by the workgroup size) and delinearizes that
+one value twice -- by the thread level's mixed-radix basis (its tiles sorted by stride, gaps
+filled in, the part above the outermost tile left unbounded and unused, so every dim takes
+``% thread_tile``) and by the subgroup level's basis followed by ``subgroup_size`` (so
+``subgroup_id = thread_id // subgroup_size``). No modulo by the subgroup size is taken: the
+flat id is just the lane while the thread strides and tiles stay inside one subgroup (the
+usual case), and a thread tile reaching past the subgroup reads the subgroup bits. Two
+differences from IREE, both on layouts IREE cannot use: a tile > 1 with stride 0 (IREE: virtual
+id 0, the other tiles unowned) is refused, and strides that do not nest (IREE's
+``basisFromSizesStrides`` fails) are read with the formula above. Each thread
 keeps a vector of the *distributed shape* ``[batch..., outer..., element...]``; register
 ``r`` is the row-major index into it. The element at register ``(b, o, e)`` (one index per
 dim and level) of thread ``t`` in subgroup ``s`` has, along dim ``d``, the coordinate::
