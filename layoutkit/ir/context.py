@@ -55,6 +55,32 @@ def _line_of(err: ParseError, text: str) -> str:
     return f"line {line}, column {column}: {err.msg}{context}"
 
 
+def _check_string_literals(text: str) -> None:
+    """Reject a string literal left open at the end of its line.
+
+    xDSL's string regex backtracks exponentially on an unclosed quote, so this linear scan
+    runs first. Example: ``memref.global "private`` -> line 3, column 19.
+    """
+    for number, line in enumerate(text.split("\n"), start=1):
+        opened = None
+        column = 0
+        while column < len(line):
+            char = line[column]
+            if opened is None:
+                if line.startswith("//", column):
+                    break
+                if char == '"':
+                    opened = column
+            elif char == "\\":
+                column += 1
+            elif char == '"':
+                opened = None
+            column += 1
+        if opened is not None:
+            raise LayoutError(f"line {number}, column {opened + 1}: string literal not closed "
+                              f"on its line (in '{line.strip()}')")
+
+
 def parse_module(text: str) -> ModuleOp:
     """Parse MLIR text holding a ``gpu.module`` of kernels and verify it.
 
@@ -62,6 +88,7 @@ def parse_module(text: str) -> ModuleOp:
     ``line 4, column 14: Operation gpu.foo is not registered``.
     The source line of each op is kept for error reports: :func:`op_line`.
     """
+    _check_string_literals(text)
     parser = _LocatingParser(make_context(), text)
     try:
         module = parser.parse_module()

@@ -97,6 +97,17 @@ def test_errors_name_the_line(old, new, line, message):
     assert message in str(err.value)
 
 
+def test_unclosed_string_fails_fast():
+    """xDSL's string regex backtracks exponentially on an unclosed quote; parse_module
+    rejects it first (this would take minutes otherwise)."""
+    line = '      %v = memref.load %x[%t] : memref<64xf32>'
+    text = SMALL.replace(line, '      %v = memref.lo"ad %x[%t] : memref<64xf32>' + " " * 40)
+    with pytest.raises(LayoutError, match="line 5, column 21: string literal not closed"):
+        parse_module(text)
+    # quotes inside comments and closed strings are fine
+    assert parse_module('// say "hi\n' + SMALL.replace("gpu.module @m", 'gpu.module @m attributes {note = "a \\" b"}'))
+
+
 def test_mma_verifier_checks_fragment_types():
     text = """\
 module {
@@ -125,7 +136,7 @@ module {
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(position=st.integers(0, len(SMALL) - 1), junk=st.sampled_from(
-    ["", "%", "}", "{", "x", ":", " foo ", "vector<", "0", "@", ",", "gpu.", "\n"]),
+    ["", "%", "}", "{", "x", ":", " foo ", "vector<", "0", "@", ",", "gpu.", "\n", '"', "(", "]"]),
     cut=st.integers(0, 6))
 def test_fuzz_value_or_layout_error(position, junk, cut):
     text = SMALL[:position] + junk + SMALL[position + cut:]
