@@ -37,13 +37,13 @@ def parse_arg(text: str) -> tuple[str, object]:
     name, sep, value = text.partition("=")
     if not sep or not name:
         raise LayoutError(f"--arg: expected name=file.npy or name=number, got {quote(text)}")
-    if value.endswith(".npy") or Path(value).exists():
+    if value.endswith(".npy") or Path(value).is_file():
         path = Path(value)
-        if not path.exists():
+        if not path.is_file():
             raise LayoutError(f"--arg {name}: no such file {quote(value)}")
         try:
             return name, np.ascontiguousarray(np.load(path, allow_pickle=False))
-        except ValueError as err:
+        except (ValueError, OSError, EOFError) as err:
             raise LayoutError(f"--arg {name}: cannot read {quote(value)} as .npy ({err})") from None
     for kind in (int, float):
         try:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutkit.cli import main
+from layoutkit.cli.simulate import parse_arg, parse_dims
+from layoutkit.errors import LayoutError
 
 KERNELS = Path(__file__).parents[2] / "examples" / "kernels"
 
@@ -84,3 +88,13 @@ def test_simulate_bank_conflicts_flag(tmp_path, capsys):
     assert lines[0].startswith("shared 128 wavefronts (ideal 128, 1.0x): line ")
     assert lines[1].startswith("shared 4096 wavefronts (ideal 128, 32.0x): line ")
     assert "memref.load %tile[%tx, %r]" in lines[1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(alphabet="0123456789,-x =.npy", max_size=12))
+def test_cli_option_parsers_give_value_or_layout_error(text):
+    for parse in (lambda t: parse_dims("grid", t), parse_arg):
+        try:
+            parse(text)
+        except LayoutError:
+            pass
