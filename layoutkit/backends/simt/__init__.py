@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from layoutkit.backends.simt.errors import SimulationError
-from layoutkit.backends.simt.machine import Chunk, Geometry, Machine, Stats, bind_arguments
+from layoutkit.backends.simt.launch import Chunk, Geometry, bind_arguments
+from layoutkit.backends.simt.machine import Machine, Stats
 from layoutkit.errors import LayoutError
 
 # at most this many thread slots are simulated at once; more blocks run chunk by chunk

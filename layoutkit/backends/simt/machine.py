@@ -14,10 +14,8 @@ only active threads; loads read only for active threads.
 
 from __future__ import annotations
 
-import operator
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, math, memref, scf, vector
@@ -26,81 +24,17 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
-    MemRefType,
-    NoneAttr,
-    VectorType,
 )
 from xdsl.ir import Block, Operation, SSAValue
 
 from layoutkit.backends.simt import mma as mma_fragments
 from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned, vector_shape
 from layoutkit.backends.simt.errors import SimulationError
+from layoutkit.backends.simt.launch import Chunk
 from layoutkit.backends.simt.memory import Buffer, RaceTracker
-from layoutkit.errors import LayoutError
+from layoutkit.backends.simt.numerics import BINARY, CMPF, CMPI, UNARY, identity_of, reduce_kind
 from layoutkit.ir import gpu, nvgpu
 from layoutkit.ir.context import op_line
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Launch shape: grid and block sizes (x, y, z) and the warp size."""
-
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
-    warp_size: int = 32
-
-    def __post_init__(self) -> None:
-        for label, dims in (("grid", self.grid), ("block", self.block)):
-            if len(dims) != 3 or any(int(d) < 1 for d in dims):
-                raise LayoutError(f"{label}: expected 1-3 positive sizes, got {dims}")
-        if self.warp_size not in (8, 16, 32, 64):
-            raise LayoutError(f"warp_size: expected 8, 16, 32 or 64, got {self.warp_size}")
-
-    @property
-    def threads_per_block(self) -> int:
-        return self.block[0] * self.block[1] * self.block[2]
-
-    @property
-    def slots_per_block(self) -> int:
-        """Threads per block rounded up to whole warps."""
-        ws = self.warp_size
-        return -(-self.threads_per_block // ws) * ws
-
-    @property
-    def blocks(self) -> int:
-        return self.grid[0] * self.grid[1] * self.grid[2]
-
-
-def _split3(linear: np.ndarray, dims: tuple[int, int, int]) -> tuple[np.ndarray, ...]:
-    x = linear % dims[0]
-    y = (linear // dims[0]) % dims[1]
-    z = linear // (dims[0] * dims[1])
-    return x, y, z
-
-
-class Chunk:
-    """Thread indices of a run of consecutive blocks ``first_block .. first_block+blocks-1``."""
-
-    def __init__(self, geometry: Geometry, first_block: int, blocks: int):
-        self.geometry = geometry
-        self.first_block = first_block
-        self.blocks = blocks
-        slots = geometry.slots_per_block
-        self.threads = blocks * slots
-        t = np.arange(self.threads, dtype=np.int64)
-        self.block_local = t // slots  # block index within the chunk
-        self.local = (t % slots).astype(np.int32)  # linear thread index within its block
-        self.valid = self.local < geometry.threads_per_block
-        self.lane = t % geometry.warp_size
-        self.thread_xyz = _split3(self.local.astype(np.int64), geometry.block)
-        self.block_xyz = _split3(self.block_local + first_block, geometry.grid)
-
-    def where(self, t: int) -> str:
-        """'block (bx, by, bz), thread (tx, ty, tz)' of thread slot ``t``."""
-        b = tuple(int(a[t]) for a in self.block_xyz)
-        th = tuple(int(a[t]) for a in self.thread_xyz)
-        return f"block {b}, thread {th}"
-
 
 # per-op data read once from the IR (operands, shapes, dtypes), for the hot handlers
 _STATIC: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -162,147 +96,6 @@ def _threads_last(x: np.ndarray) -> np.ndarray:
 def _expand(cond: np.ndarray, ndim: int) -> np.ndarray:
     """A per-thread condition (threads,) shaped to broadcast against ``ndim``-dim values."""
     return cond.reshape(cond.shape + (1,) * (ndim - cond.ndim))
-
-
-def _trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    safe = np.where(b == 0, 1, b)
-    q = a // safe
-    fix = (a % safe != 0) & ((a < 0) != (safe < 0))
-    return np.where(fix, q + 1, q).astype(a.dtype)
-
-
-def _as_unsigned(f: Callable) -> Callable:
-    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
-        return np.asarray(f(ua, ub)).astype(ua.dtype).view(a.dtype)
-    return run
-
-
-def _shift_amount(b: np.ndarray, bits: int) -> np.ndarray:
-    return np.where((b < 0) | (b >= bits), bits, b)
-
-
-def _shli(a, b):
-    bits = a.dtype.itemsize * 8
-    s = _shift_amount(b, bits)
-    out = np.left_shift(a, np.minimum(s, bits - 1))
-    return np.where(s >= bits, 0, out).astype(a.dtype)
-
-
-def _shrsi(a, b):
-    bits = a.dtype.itemsize * 8
-    return np.right_shift(a, np.minimum(_shift_amount(b, bits), bits - 1)).astype(a.dtype)
-
-
-def _shrui(a, b):
-    bits = a.dtype.itemsize * 8
-    ua = a.view(unsigned(a.dtype))
-    s = _shift_amount(b, bits)
-    out = np.right_shift(ua, np.minimum(s, bits - 1).astype(ua.dtype))
-    return np.where(s >= bits, 0, out).astype(ua.dtype).view(a.dtype)
-
-
-def _divui(a, b):
-    ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
-    return (ua // np.where(ub == 0, 1, ub)).astype(ua.dtype).view(a.dtype)
-
-
-def _remui(a, b):
-    ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
-    return (ua % np.where(ub == 0, 1, ub)).astype(ua.dtype).view(a.dtype)
-
-
-def _remsi(a, b):
-    return (a - _trunc_div(a, b) * b).astype(a.dtype)
-
-
-def _ceildivsi(a, b):
-    safe = np.where(b == 0, 1, b)
-    return (-((-a) // safe)).astype(a.dtype)
-
-
-def _floordivsi(a, b):
-    return (a // np.where(b == 0, 1, b)).astype(a.dtype)
-
-
-BINARY: dict[type, Callable] = {
-    arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul,
-    arith.DivSIOp: _trunc_div, arith.DivUIOp: _divui, arith.RemSIOp: _remsi, arith.RemUIOp: _remui,
-    arith.FloorDivSIOp: _floordivsi, arith.CeilDivSIOp: _ceildivsi,
-    arith.AndIOp: np.bitwise_and, arith.OrIOp: np.bitwise_or, arith.XOrIOp: np.bitwise_xor,
-    arith.ShLIOp: _shli, arith.ShRSIOp: _shrsi, arith.ShRUIOp: _shrui,
-    arith.MinSIOp: np.minimum, arith.MaxSIOp: np.maximum,
-    arith.MinUIOp: _as_unsigned(np.minimum), arith.MaxUIOp: _as_unsigned(np.maximum),
-    arith.AddfOp: operator.add, arith.SubfOp: operator.sub, arith.MulfOp: operator.mul,
-    arith.DivfOp: operator.truediv, arith.MaximumfOp: np.maximum, arith.MinimumfOp: np.minimum,
-    arith.MaxnumfOp: np.fmax, arith.MinnumfOp: np.fmin,
-    math.PowFOp: np.power, math.CopySignOp: np.copysign, math.Atan2Op: np.arctan2,
-}
-UNARY: dict[type, Callable] = {
-    arith.NegfOp: np.negative, math.ExpOp: np.exp, math.Exp2Op: np.exp2, math.ExpM1Op: np.expm1,
-    math.LogOp: np.log, math.Log2Op: np.log2, math.Log10Op: np.log10, math.Log1pOp: np.log1p,
-    math.SqrtOp: np.sqrt, math.RsqrtOp: lambda x: (1 / np.sqrt(x)).astype(x.dtype),
-    math.TanhOp: np.tanh, math.SinOp: np.sin, math.CosOp: np.cos, math.TanOp: np.tan,
-    math.AbsFOp: np.abs, math.AbsIOp: np.abs, math.FloorOp: np.floor, math.CeilOp: np.ceil,
-    math.TruncOp: np.trunc, math.RoundEvenOp: np.rint,
-    math.RoundOp: lambda x: (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype),
-    math.SinhOp: np.sinh, math.CoshOp: np.cosh, math.AtanOp: np.arctan,
-}
-CMPI = {
-    "eq": operator.eq, "ne": operator.ne, "slt": operator.lt, "sle": operator.le,
-    "sgt": operator.gt, "sge": operator.ge,
-}
-CMPF = {
-    "oeq": operator.eq, "ogt": operator.gt, "oge": operator.ge, "olt": operator.lt,
-    "ole": operator.le,
-}
-
-
-def _reduce(kind: str, values: np.ndarray, axis) -> np.ndarray:
-    """Combine ``values`` along ``axis`` with a vector/subgroup combining kind."""
-    if kind == "add":
-        return np.add.reduce(values, axis=axis, dtype=values.dtype)
-    if kind == "mul":
-        return np.multiply.reduce(values, axis=axis, dtype=values.dtype)
-    if kind in ("minsi", "minimumf"):
-        return np.minimum.reduce(values, axis=axis)
-    if kind in ("maxsi", "maximumf"):
-        return np.maximum.reduce(values, axis=axis)
-    if kind == "minnumf":
-        return np.fmin.reduce(values, axis=axis)
-    if kind == "maxnumf":
-        return np.fmax.reduce(values, axis=axis)
-    if kind in ("minui", "maxui"):
-        u = values.view(unsigned(values.dtype))
-        f = np.minimum if kind == "minui" else np.maximum
-        return f.reduce(u, axis=axis).view(values.dtype)
-    if kind == "and":
-        return np.bitwise_and.reduce(values, axis=axis)
-    if kind == "or":
-        return np.bitwise_or.reduce(values, axis=axis)
-    if kind == "xor":
-        return np.bitwise_xor.reduce(values, axis=axis)
-    raise LayoutError(f"reduction kind '{kind}' is not simulated")
-
-
-def _identity(kind: str, dtype: np.dtype):
-    """The neutral element of a combining kind (fills inactive lanes)."""
-    if kind in ("add", "or", "xor"):
-        return 0
-    if kind == "mul":
-        return 1
-    if kind == "and":
-        return -1 if dtype != np.bool_ else True
-    floating = is_float(dtype)
-    if kind in ("minsi", "minimumf", "minnumf"):
-        return np.inf if floating else np.iinfo(dtype).max
-    if kind in ("maxsi", "maximumf", "maxnumf"):
-        return -np.inf if floating else np.iinfo(dtype).min
-    if kind == "minui":
-        return -1
-    if kind == "maxui":
-        return 0
-    raise LayoutError(f"reduction kind '{kind}' is not simulated")
 
 
 class Machine:
@@ -801,10 +594,10 @@ class Machine:
     def reduction(self, op, mask) -> None:
         src = self.value(op.vector)
         kind = op.kind.data.value if hasattr(op.kind.data, "value") else str(op.kind.data)
-        out = _reduce(kind, src, tuple(range(1, src.ndim)))
+        out = reduce_kind(kind, src, tuple(range(1, src.ndim)))
         if op.acc is not None:
             acc = self.value(op.acc)
-            out = _reduce(kind, np.stack(np.broadcast_arrays(out, acc)), 0)
+            out = reduce_kind(kind, np.stack(np.broadcast_arrays(out, acc)), 0)
         self.env[op.dest] = np.asarray(out).astype(src.dtype, copy=False)
 
     # ----------------------------------------------------------------- control flow
@@ -962,9 +755,9 @@ class Machine:
         if op.uniform is not None:
             self._warp_check(op, mask, need_full=True)
         filled = np.where(_expand(mask, value.ndim), value,
-                          np.array(_identity(kind, value.dtype)).astype(value.dtype))
+                          np.array(identity_of(kind, value.dtype)).astype(value.dtype))
         grouped = filled.reshape(threads // cluster, cluster, *value.shape[1:])
-        reduced = _reduce(kind, grouped, 1)
+        reduced = reduce_kind(kind, grouped, 1)
         out = np.repeat(reduced, cluster, axis=0)
         self.env[op.result] = out.astype(value.dtype, copy=False)
 
@@ -981,46 +774,3 @@ class Machine:
         if cached is None or cached[0] is not a or cached[1] != shape:
             cached = self._mma_a = (a, shape, mma_fragments.gather_matrices(a, shape, "a"))
         self.env[op.res] = mma_fragments.mma(a, b, c, shape, a_matrices=cached[2])
-
-
-def bind_arguments(kernel: gpu.FuncOp, args) -> list:
-    """Check the caller's arrays against the kernel signature; return per-argument values."""
-    block = kernel.body.blocks[0]
-    names = [a.name_hint or f"arg{i}" for i, a in enumerate(block.args)]
-    if isinstance(args, dict):
-        unknown = set(args) - set(names)
-        if unknown:
-            raise LayoutError(f"args: kernel @{kernel.sym_name.data} has no argument "
-                              f"'{sorted(unknown)[0]}' (arguments: {', '.join(names)})")
-        missing = [n for n in names if n not in args]
-        if missing:
-            raise LayoutError(f"args: missing argument '{missing[0]}' of kernel @{kernel.sym_name.data}")
-        ordered = [args[n] for n in names]
-    else:
-        ordered = list(args)
-        if len(ordered) != len(names):
-            raise LayoutError(f"args: kernel @{kernel.sym_name.data} takes {len(names)} arguments "
-                              f"({', '.join(names)}), got {len(ordered)}")
-    values = []
-    for name, arg, given in zip(names, block.args, ordered):
-        type_ = arg.type
-        if isinstance(type_, MemRefType):
-            if not isinstance(given, np.ndarray):
-                raise LayoutError(f"args: argument '{name}' must be a numpy array for {type_}")
-            dtype = element_dtype(type_)
-            if given.dtype != dtype:
-                raise LayoutError(f"args: argument '{name}' has dtype {given.dtype}, {type_} needs {dtype}")
-            shape = tuple(type_.get_shape())
-            if len(shape) != given.ndim or any(s >= 0 and s != g for s, g in zip(shape, given.shape)):
-                raise LayoutError(f"args: argument '{name}' has shape {given.shape}, kernel expects {type_}")
-            if not isinstance(type_.layout, NoneAttr) and "strided" in str(type_.layout):
-                raise LayoutError(f"args: argument '{name}': strided memref layouts are not simulated")
-            if not given.flags.c_contiguous or not given.flags.writeable:
-                raise LayoutError(f"args: argument '{name}' must be a writeable C-contiguous array")
-            values.append(Buffer(name, "global", tuple(given.shape), given.reshape(-1), str(type_)))
-        elif isinstance(type_, VectorType):
-            raise LayoutError(f"args: vector argument '{name}' is not supported")
-        else:
-            dtype = element_dtype(type_)
-            values.append(np.array([given]).astype(dtype))
-    return values
