@@ -95,16 +95,11 @@ def _parse(text: str, field: str, aliases: dict, options: dict[str, Any]) -> Any
         if _NAMES_A_FIELD.match(str(err)):
             raise
         raise LayoutError(f"{field}: {err}") from None
-    except RecursionError:  # the shared attribute reader has no nesting limit of its own
-        raise LayoutError(f"{field}: nested too deeply to read, in {quote(text)}") from None
 
 
 def _aliases(text: str) -> dict:
     """The ``#name = ...`` definitions of an input file."""
-    try:
-        return parse_aliases(text)
-    except RecursionError:
-        raise LayoutError(f"input: a definition is nested too deeply to read, in {quote(text)}") from None
+    return parse_aliases(text)
 
 
 def _encoding_of(tensor_type: str) -> str | None:

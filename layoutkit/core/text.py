@@ -94,11 +94,25 @@ class Attribute:
 class Cursor:
     """A position in a token list with the helpers every hand-written grammar needs."""
 
+    #: how deep lists and attributes may nest; deeper text is a LayoutError, not a
+    #: RecursionError (no layout nests more than a few levels)
+    MAX_DEPTH = 64
+
     def __init__(self, text: str, aliases: dict[str, Attribute] | None = None):
         self.text = text
         self.tokens = tokenize(text)
         self.index = 0
         self.aliases = aliases or {}
+        self.depth = 0
+
+    def enter(self) -> None:
+        """Count one level of nesting; past :attr:`MAX_DEPTH` fail (call :meth:`leave` after)."""
+        self.depth += 1
+        if self.depth > self.MAX_DEPTH:
+            self.fail(f"text nested more than {self.MAX_DEPTH} levels deep")
+
+    def leave(self) -> None:
+        self.depth -= 1
 
     # -- looking -------------------------------------------------------------
     @property
@@ -172,12 +186,14 @@ class Cursor:
 
     def list_value(self) -> list:
         self.expect("[")
+        self.enter()
         items: list = []
         if not self.accept("]"):
             items.append(self.value())
             while self.accept(","):
                 items.append(self.value())
             self.expect("]", "to close a list")
+        self.leave()
         return items
 
     def attribute(self) -> Attribute:
@@ -189,8 +205,10 @@ class Cursor:
                 return self.aliases[name]
             return Attribute(name, None, tok.text)
         self.expect("<")
+        self.enter()
         params = self.body()
         end_tok = self.expect(">", f"to close {quote('#' + name + '<')}")
+        self.leave()
         return Attribute(name, params, self.text[start : end_tok.pos + 1])
 
     def body(self) -> Any:

@@ -102,9 +102,9 @@ SHOW_CASES = [
     (["-l", BLOCKED, "-t", T16, "--no-such-option"], ["--no-such-option"]),
     # nesting deep enough to exhaust Python's stack
     (["-l", "#ttg.dot_op<{opIdx = 0, parent = " * 3000 + BLOCKED + "}>" * 3000, "-t", T16],
-     ["nested too deeply to read", "'#ttg.dot_op<{opIdx = 0, parent = "]),
+     ["nested more than 64 levels deep", "'#ttg.dot_op<{opIdx = 0, parent = "]),
     (["-l", "#ttg.linear<{register = " + "[" * 5000 + "]" * 5000 + "}>", "-t", T16],
-     ["nested too deeply to read", "'#ttg.linear<{register = [[["]),
+     ["nested more than 64 levels deep", "'#ttg.linear<{register = [[["]),
     (["-l", "(" * 5000 + "4" + ")" * 5000 + ":1", "-t", T16], ["layout: ", "'(((("]),
 ]
 

@@ -71,10 +71,7 @@ def from_attribute(attr: Attribute, aliases: dict[str, Attribute] | None = None)
 
 def parse_text(text: str, aliases: dict[str, Attribute] | None = None, **options: Any) -> Any:
     """``parse_layout``'s entry for ``#ttg.`` / ``#triton_gpu.`` text."""
-    try:
-        return from_attribute(parse_attribute(text, aliases), aliases)
-    except RecursionError:  # hundreds of nested parents or brackets
-        raise LayoutError(f"layout text: nested too deeply to read, in {quote(text)}") from None
+    return from_attribute(parse_attribute(text, aliases), aliases)
 
 
 def __getattr__(name: str) -> Any:
