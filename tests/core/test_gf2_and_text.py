@@ -75,3 +75,14 @@ def test_attribute_reader_fuzz(text):
         parse_attribute(text)
     except LayoutError:
         pass
+
+
+@pytest.mark.parametrize("text", [
+    "#iree_vector_ext.nested_layout<subgroup_tile = " + "[" * 3000 + "]" * 3000 + ">",
+    "#ttg.slice<{dim = 0, parent = " * 2000 + "#ttg.blocked<{}>" + "}>" * 2000,
+])
+def test_deep_nesting_is_a_layout_error_for_every_family(text):
+    from layoutkit import parse_layout
+
+    with pytest.raises(LayoutError, match="nested more than 64 levels deep"):
+        parse_layout(text)
