@@ -84,7 +84,8 @@ def numba_kernels():
     def matmul(a, b, c):
         # the example's schedule: 128x128 block tile, K step 64, A and B^T staged in shared
         # memory, 2x2 warps of 64x64; each lane accumulates the C elements its mma.sync
-        # fragments hold (rows group, group+8; cols 2*pair, 2*pair+1 of each 16x8 tile)
+        # fragments hold (rows group, group+8; cols 2*pair, 2*pair+1 of each 16x8 tile);
+        # shared tiles XOR-swizzled like the example: (r, c) stored at column c ^ 8*(r%8)
         a_s = cuda.shared.array((128, 64), float32)
         b_s = cuda.shared.array((128, 64), float32)
         acc = cuda.local.array((4, 8, 2, 2), float32)
@@ -102,10 +103,11 @@ def numba_kernels():
             for i in range(8):
                 lin = i * 128 + tid
                 row, col = lin // 8, (lin % 8) * 8
+                swizzled = col ^ (8 * (row % 8))
                 for e in range(8):
-                    a_s[row, col + e] = a[m0 + row, k0 + col + e]
+                    a_s[row, swizzled + e] = a[m0 + row, k0 + col + e]
             for k in range(64):
-                b_s[tid, k] = b[k0 + k, n0 + tid]
+                b_s[tid, k ^ (8 * (tid % 8))] = b[k0 + k, n0 + tid]
             cuda.syncthreads()
             for kk in range(0, 64, 16):
                 for mi in range(4):
@@ -116,7 +118,7 @@ def numba_kernels():
                                 ncol = wn + ni * 8 + 2 * pair + e
                                 s = acc[mi, ni, r, e]
                                 for k in range(kk, kk + 16):
-                                    s += a_s[row, k] * b_s[ncol, k]
+                                    s += a_s[row, k ^ (8 * (row % 8))] * b_s[ncol, k ^ (8 * (ncol % 8))]
                                 acc[mi, ni, r, e] = s
             cuda.syncthreads()
         for mi in range(4):
