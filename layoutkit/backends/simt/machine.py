@@ -14,7 +14,6 @@ only active threads; loads read only for active threads.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -36,8 +35,9 @@ from layoutkit.backends.simt.numerics import BINARY, CMPF, CMPI, UNARY, identity
 from layoutkit.ir import gpu, nvgpu
 from layoutkit.ir.context import op_line
 
-# per-op data read once from the IR (operands, shapes, dtypes), for the hot handlers
-_STATIC: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# per-op data read once from the IR (operands, shapes, dtypes) for the hot handlers, kept on
+# the kernel op so that it lives exactly as long as the kernel
+_STATIC_ATTRIBUTE = "_layoutkit_simt_static"
 
 
 class Stats:
@@ -113,6 +113,7 @@ class Machine:
         self.full = False  # every thread slot active in the block being run
         self._offsets: dict = {}
         self._steps: dict[Block, list] = {}
+        self._static: dict[Operation, tuple] = kernel.__dict__.setdefault(_STATIC_ATTRIBUTE, {})
         self._bases: dict[tuple[int, int], np.ndarray] = {}  # (id of a shared buffer, ndim)
         self._mma_a = None  # (A fragments, shape, their matrices): reused while A is
         self.handlers: dict[type, Callable] = self._handlers()
@@ -218,9 +219,9 @@ class Machine:
         self.env[op.result] = out
 
     def binary(self, op, mask) -> None:
-        info = _STATIC.get(op)
+        info = self._static.get(op)
         if info is None:
-            info = _STATIC[op] = (op.operands[0], op.operands[1], op.results[0], BINARY[type(op)],
+            info = self._static[op] = (op.operands[0], op.operands[1], op.results[0], BINARY[type(op)],
                                   element_dtype(op.results[0].type))
         lhs, rhs, result, function, dtype = info
         env = self.env
@@ -436,9 +437,9 @@ class Machine:
         return self.full
 
     def load(self, op, mask) -> None:
-        info = _STATIC.get(op)
+        info = self._static.get(op)
         if info is None:
-            info = _STATIC[op] = (op.operands[0], tuple(op.indices), op.results[0],
+            info = self._static[op] = (op.operands[0], tuple(op.indices), op.results[0],
                                   vector_shape(op.results[0].type))
         memref_value, index_values, result, vshape = info
         buffer: Buffer = self.env[memref_value]
@@ -467,9 +468,9 @@ class Machine:
             self._check_race(op, buffer, ids, loc if ids is None else loc[ids], "load")
 
     def store(self, op, mask) -> None:
-        info = _STATIC.get(op)
+        info = self._static.get(op)
         if info is None:
-            info = _STATIC[op] = (op.operands[0], op.operands[1], tuple(op.indices),
+            info = self._static[op] = (op.operands[0], op.operands[1], tuple(op.indices),
                                   vector_shape(op.operands[0].type))
         stored, memref_value, index_values, vshape = info
         value = self.env[stored]
@@ -559,11 +560,11 @@ class Machine:
         self.env[op.vector] = np.broadcast_to(expanded, (src.shape[0], *shape)).copy()
 
     def _positions(self, op) -> tuple:
-        static = _STATIC.get(op)
+        static = self._static.get(op)
         if static is not None:
             return static
         if not op.dynamic_position:
-            static = _STATIC[op] = tuple(int(p) for p in op.static_position.get_values())
+            static = self._static[op] = tuple(int(p) for p in op.static_position.get_values())
             return static
         dynamic = iter(op.dynamic_position)
         position = []
