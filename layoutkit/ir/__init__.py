@@ -3,7 +3,7 @@
 A kernel module is MLIR text: ``module { gpu.module @m { gpu.func @k(...) kernel { ... } } }``
 using xDSL's upstream dialects ``arith``, ``math``, ``memref``, ``vector``, ``scf``, ``func``
 plus the ops layoutkit defines (xDSL's ``gpu`` ops parse only in generic form, so layoutkit
-subclasses them with MLIR's custom syntax; the rest xDSL lacks):
+defines them again with the same fields and MLIR's custom syntax; the rest xDSL lacks):
 
 gpu (layoutkit.ir.gpu)                     operands / properties
     gpu.module @name { ... }               sym_name; region body

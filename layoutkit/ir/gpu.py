@@ -1,8 +1,9 @@
 """The ``gpu`` dialect as kernels use it, in MLIR's custom syntax.
 
 xDSL 0.74 defines most ``gpu`` ops but parses and prints them only in the generic form
-(``"gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index``). layoutkit subclasses
-those ops to add MLIR's custom syntax, and defines the ops xDSL lacks:
+(``"gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index``). layoutkit defines the
+ones kernels use again, with xDSL's fields and attributes (``DimensionAttr``) and MLIR's
+custom syntax, plus the ops xDSL lacks (shuffle, subgroup_reduce, the address space):
 
     gpu.module @kernels { ... }
     gpu.func @name(%a: memref<1024xf32>, ...) kernel [attributes {...}] { ... gpu.return }
