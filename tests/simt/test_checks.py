@@ -97,6 +97,9 @@ def test_race_write_after_read_and_barrier_clears_it():
       %c1 = arith.constant 1 : index
       %c63 = arith.constant 63 : index
       %sh = memref.alloc() : {SHARED}
+      %zero = arith.constant 0.0 : f32
+      memref.store %zero, %sh[%t] : {SHARED}
+      gpu.barrier
       %n = arith.addi %t, %c1 : index
       %j = arith.minui %n, %c63 : index
       %v = memref.load %sh[%j] : {SHARED}
@@ -107,6 +110,29 @@ def test_race_write_after_read_and_barrier_clears_it():
         layoutkit.simulate(racy, "k", grid=1, block=64, args={"x": np.zeros(64, np.float32)})
     fixed = kernel_module("%x: memref<64xf32>", body.replace("BARRIER", "gpu.barrier"))
     layoutkit.simulate(fixed, "k", grid=2, block=64, args={"x": np.zeros(64, np.float32)})
+
+
+def test_uninitialized_shared_read_is_reported():
+    body = f"""      %t = gpu.thread_id x
+      %c32 = arith.constant 32 : index
+      %sh = memref.alloc() : {SHARED}
+      %v = arith.constant 1.0 : f32
+      %low = arith.cmpi ult, %t, %c32 : index
+      scf.if %low {{
+        memref.store %v, %sh[%t] : {SHARED}
+      }}
+      gpu.barrier
+      %j = arith.subi %c32, %t : index
+      %r = memref.load %sh[%j] : {SHARED}"""
+    module = kernel_module("%x: memref<64xf32>", body)
+    # threads 0..32 read 32 - t: thread 0 reads element 32, which nobody stored
+    with pytest.raises(SimulationError, match=r"thread \(0, 0, 0\): reads shared memref 'sh' at \(32,\) "
+                       "before any thread of the block stored there"):
+        layoutkit.simulate(module, "k", grid=1, block=33, args={"x": np.zeros(64, np.float32)})
+    # 32 threads reading 31 - t only touch stored elements
+    fixed = kernel_module("%x: memref<64xf32>", body.replace(
+        "%j = arith.subi %c32, %t", "%c31 = arith.constant 31 : index\n      %j = arith.subi %c31, %t"))
+    layoutkit.simulate(fixed, "k", grid=1, block=32, args={"x": np.zeros(64, np.float32)})
 
 
 def test_divergent_barrier_is_reported():

@@ -532,6 +532,13 @@ class Machine:
         loc = loc.ravel()
         thread_ids = np.repeat(local, per_thread) if per_thread > 1 else local
         tracker = buffer.races
+        if kind == "load":
+            fresh = tracker.first_unwritten(loc)
+            if fresh is not None:
+                t = int(fresh // per_thread if ids is None else ids[fresh // per_thread])
+                coords = tuple(int(c) for c in np.unravel_index(int(loc[fresh] % buffer.size), buffer.shape))
+                self.fail(op, f"reads shared memref '{buffer.name}' at {coords} before any thread "
+                              "of the block stored there (uninitialized shared memory)", t)
         found = tracker.load(loc, thread_ids) if kind == "load" else tracker.store(loc, thread_ids)
         if found is None:
             return

@@ -57,6 +57,7 @@ class RaceTracker:
         n = self.blocks * self.size
         self.writer = np.full(n, -1, np.int32)
         self.reader = np.full(n, -1, np.int32)
+        self.written = np.zeros(n, bool)  # ever stored to (not reset by barriers)
         self.pending_reads: list[tuple[np.ndarray, np.ndarray]] = []
         self.has_writes = False
         self.has_reads = False
@@ -93,6 +94,11 @@ class RaceTracker:
         bad = np.flatnonzero(conflict)
         return (int(bad[0]), int(other[bad[0]])) if bad.size else None
 
+    def first_unwritten(self, loc: np.ndarray) -> int | None:
+        """Position of the first location in ``loc`` that no thread has stored to yet."""
+        fresh = np.flatnonzero(~self.written[loc])
+        return int(fresh[0]) if fresh.size else None
+
     def load(self, loc: np.ndarray, thread: np.ndarray) -> tuple[int, int] | None:
         """Record reads; return (position, writer) of the first read-after-write race."""
         self.pending_reads.append((loc, thread))
@@ -115,6 +121,7 @@ class RaceTracker:
             if found:
                 return (*found, "read")
         self.writer[loc] = thread
+        self.written[loc] = True
         self.has_writes = True
         winner = self.writer[loc]
         found = self._first(winner != thread, winner)
