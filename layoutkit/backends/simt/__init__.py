@@ -9,7 +9,8 @@
 
 Every SSA value is one numpy array over all threads of the launch, so each IR op is one
 numpy operation (see :mod:`layoutkit.backends.simt.machine`). The run checks bounds of every
-access, races on shared memory, and that barriers are reached by whole blocks, raising
+access, races on shared memory and reads of shared memory never stored to, and that barriers
+are reached by whole blocks, raising
 :class:`SimulationError` (a :class:`~layoutkit.LayoutError`) that names kernel, op, block,
 thread and index.
 """
