@@ -18,6 +18,22 @@ slot per 32-bit word, plus the selects that pick the word each lane offers when 
 different registers; a shared round trip costs its store and load wavefronts (per warp) plus
 :data:`BARRIER_SLOTS` per barrier.
 
+Compared with Triton (``lib/Analysis/Utility.cpp``): Triton composes
+``dst.invertAndCompose(src)`` and quotients it by ``block``, ``warp`` and ``lane`` while the
+map is the identity there (``minimalCvtLayout``); only ``register`` left means a register
+permutation, ``register`` and ``lane`` warp shuffles, anything more shared memory. On layouts
+without broadcast the element-map tests above decide the same kinds
+(``tests/convert/test_triton_kinds.py`` checks blocked, mma v2 / mfma -> dot operand and slice
+pairs against the quotients). Deliberate differences:
+
+- when shuffles are possible, Triton also requires its warp-shuffle decomposition to have
+  fewer than two mixed register/lane transpositions; layoutkit compares issue slots instead,
+  so a full transpose inside one warp (16 or more shuffle rounds plus select chains) goes
+  through shared memory with a conflict-free scratch layout;
+- broadcast layouts: the element maps ask whether *some* copy of each element is already in
+  the thread / warp, so a conversion whose composed linear map points a duplicate at another
+  thread's copy can still be a no-op or a register permutation here.
+
 Example::
 
     >>> from layoutkit import parse_layout, plan_conversion
