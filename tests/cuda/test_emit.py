@@ -165,7 +165,7 @@ def test_integer_and_float_arithmetic_compiles(arch, cuda_compiler):
     source = emit_cuda(parse_module(text))
     body = kernel_body(source, "k")
     assert "floordiv(-7, a)" in body and "ceildiv(a, 3)" in body
-    assert "int((unsigned)a / 3u)" in body and "int((unsigned)a >> (unsigned)ti)" in body
+    assert "(int)((unsigned)a / 3u)" in body and "(int)((unsigned)a >> (unsigned)ti)" in body
     assert "float_to_bf16(bf16_to_float(bf) + bf16_to_float(bf))" in body
     assert "__float_as_int(fl)" in body
     assert compile_cuda(source, arch).by_name["k"].registers > 0

@@ -4,6 +4,7 @@ and warp shuffles) and is compared with numpy and with the lockstep simulator.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -354,3 +355,83 @@ def test_two_dimensional_vector_accesses(host):
     host.run_on_host(source, PRELUDE, "k", (1,), (32,), [x, y])
     np.testing.assert_array_equal(y[:, 0:3], x[1:, 3:6] - x[:-1, 3:6])
     np.testing.assert_array_equal(y[:, 3], x[:-1, 5] + np.float32(1.5))
+
+
+UNSIGNED_OPS = ["divui", "remui", "maxui", "minui", "ceildivui", "shrui"]
+
+
+def _unsigned_module(element: str) -> str:
+    lines = ["      %t = gpu.thread_id x",
+             f"      %a = memref.load %xs[%t] : memref<32x{element}>",
+             f"      %b = memref.load %ys[%t] : memref<32x{element}>",
+             f"      %big = arith.constant -3 : {element}"]
+    for column, op in enumerate(UNSIGNED_OPS):
+        lines.append(f"      %r{column} = arith.{op} %a, %b : {element}")
+        lines.append(f"      %k{column} = arith.constant {column} : index")
+        lines.append(f"      memref.store %r{column}, %out[%t, %k{column}] : memref<32x8x{element}>")
+    lines.append(f"      %m = arith.maxui %a, %big : {element}")  # a literal operand, as unsigned
+    lines.append("      %k6 = arith.constant 6 : index")
+    lines.append(f"      memref.store %m, %out[%t, %k6] : memref<32x8x{element}>")
+    body = "\n".join(lines)
+    return (f"module {{\n  gpu.module @m {{\n    gpu.func @unsigned_ops(%xs: memref<32x{element}>, "
+            f"%ys: memref<32x{element}>, %out: memref<32x8x{element}>) kernel {{\n{body}\n"
+            "      gpu.return\n    }\n  }\n}")
+
+
+@pytest.mark.parametrize(("element", "dtype"), [("i8", np.int8), ("i16", np.int16), ("i64", np.int64)])
+def test_unsigned_ops_on_every_integer_width(host, element, dtype, cuda_compiler):
+    """Multi-word C types (signed char, long long) are cast C style -- ``long long(x)`` does not
+    parse -- and the results are the unsigned ones, by Python integers."""
+    from layoutkit.backends.cuda import compile_cuda
+
+    source = emit_cuda(parse_module(_unsigned_module(element)))
+    assert not re.search(r"(?<![(\w])(signed char|long long|unsigned \w+)\(", source.split("end of prelude")[1])
+    compile_cuda(source, "sm_80")
+    bits = np.dtype(dtype).itemsize * 8
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dtype)
+    xs = rng.integers(info.min, info.max, 32, dtype=np.int64, endpoint=True).astype(dtype)
+    ys = rng.integers(info.min, info.max, 32, dtype=np.int64, endpoint=True).astype(dtype)
+    xs[:4], ys[:4] = [info.min, -1, 5, 7], [3, info.min, -1, 2]
+    ys[4:] = np.where(ys[4:] == 0, 1, ys[4:])
+    ys[4:12] = np.arange(8) % (bits - 1) + 1  # shift amounts below the width for some lanes
+    out = np.zeros((32, 8), dtype)
+    host.run_on_host(source, PRELUDE, "unsigned_ops", (1,), (32,), [xs, ys, out])
+    modulus = 2**bits
+    for lane in range(32):
+        ua, ub = int(xs[lane]) % modulus, int(ys[lane]) % modulus
+        expected = [ua // ub, ua % ub, max(ua, ub), min(ua, ub), -(-ua // ub),
+                    ua >> ub if ub < bits else None, max(ua, (-3) % modulus)]
+        for column, value in enumerate(expected):
+            if value is not None:
+                assert int(out[lane, column]) % modulus == value, (lane, column)
+
+
+def test_extreme_integer_constants(host, cuda_compiler):
+    """The most negative i64 and i32 have no C literal of their own (9223372036854775808ll
+    does not fit); they are written as an expression and arrive exactly."""
+    from layoutkit.backends.cuda import compile_cuda
+
+    text = """module {
+  gpu.module @m {
+    gpu.func @extremes(%wide: memref<2xi64>, %narrow: memref<2xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %min64 = arith.constant -9223372036854775808 : i64
+      %max64 = arith.constant 9223372036854775807 : i64
+      %min32 = arith.constant -2147483648 : i32
+      %max32 = arith.constant 2147483647 : i32
+      memref.store %min64, %wide[%c0] : memref<2xi64>
+      memref.store %max64, %wide[%c1] : memref<2xi64>
+      memref.store %min32, %narrow[%c0] : memref<2xi32>
+      memref.store %max32, %narrow[%c1] : memref<2xi32>
+      gpu.return
+    }
+  }
+}"""
+    source = emit_cuda(parse_module(text))
+    assert "9223372036854775808" not in source and "2147483648" not in source
+    compile_cuda(source, "sm_80")
+    wide, narrow = np.zeros(2, np.int64), np.zeros(2, np.int32)
+    host.run_on_host(source, PRELUDE, "extremes", (1,), (1,), [wide, narrow])
+    assert wide.tolist() == [-2**63, 2**63 - 1] and narrow.tolist() == [-2**31, 2**31 - 1]

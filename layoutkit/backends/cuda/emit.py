@@ -275,7 +275,7 @@ def _int_literal(value: int, element: Scalar) -> str:
     if element.bits == 1:
         return "true" if value & 1 else "false"
     if element.bits == 64:
-        return f"{value}ll"
+        return "(-9223372036854775807ll - 1)" if value == -(2**63) else f"{value}ll"
     if element.kind == "index" or element.bits == 32:
         if value == -(2**31):
             return "(-2147483647 - 1)"
@@ -482,7 +482,8 @@ class _FunctionEmitter:
                 return f"float_to_{'f16' if t.bits == 16 else 'bf16'}({expr})"
             return expr
 
-        unsigned = t0.unsigned_c if not t0.is_float else ""
+        def u(i: int) -> str:  # operand i as an unsigned C value
+            return _unsigned(args[i], t0)
         binary = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
                   "arith.remsi": "%", "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
                   "arith.shli": "<<", "arith.shrsi": ">>"}
@@ -492,18 +493,19 @@ class _FunctionEmitter:
             return f"{_paren(args[0])} {binary[name]} {_paren(args[1])}"
         if name in ("arith.divui", "arith.remui", "arith.shrui"):
             symbol = {"arith.divui": "/", "arith.remui": "%", "arith.shrui": ">>"}[name]
-            return f"{t0.c}({_unsigned(args[0], unsigned)} {symbol} {_unsigned(args[1], unsigned)})"
+            return _cast(t0.c, f"{u(0)} {symbol} {u(1)}")
         if name in ("arith.maxsi", "arith.minsi"):
             return f"{'max' if name.endswith('maxsi') else 'min'}({args[0]}, {args[1]})"
         if name in ("arith.maxui", "arith.minui"):
             fn = "max" if name.endswith("maxui") else "min"
-            return f"{t0.c}({fn}(({unsigned}){args[0]}, ({unsigned}){args[1]}))"
+            return _cast(t0.c, f"{fn}({u(0)}, {u(1)})")
         if name == "arith.floordivsi":
             return f"floordiv({args[0]}, {args[1]})"
         if name == "arith.ceildivsi":
             return f"ceildiv({args[0]}, {args[1]})"
         if name == "arith.ceildivui":
-            return f"{t0.c}((({unsigned}){args[0]} + ({unsigned}){args[1]} - 1u) / ({unsigned}){args[1]})"
+            # a / b, plus one when b does not divide a (a + b - 1 would wrap for large a)
+            return _cast(t0.c, f"{u(0)} / {u(1)} + ({u(0)} % {u(1)} != 0)")
         fbinary = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/"}
         if name in fbinary:
             return down(f"{_paren(up(0))} {fbinary[name]} {_paren(up(1))}")
@@ -519,7 +521,7 @@ class _FunctionEmitter:
             symbol = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
                       "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}[pred]
             if pred.startswith("u"):
-                return f"{_unsigned(args[0], unsigned)} {symbol} {_unsigned(args[1], unsigned)}"
+                return f"{u(0)} {symbol} {u(1)}"
             return f"{_paren(args[0])} {symbol} {_paren(args[1])}"
         if name == "arith.cmpf":
             pred = _predicate(op, CMPF)
@@ -542,19 +544,19 @@ class _FunctionEmitter:
                 return args[0]
             source = args[0]
             if name == "arith.index_castui":
-                source = f"({unsigned}){_paren(source)}"
-            return f"({rtype.c}){_paren(source)}"
+                source = u(0)
+            return _cast(rtype.c, source)
         if name == "arith.extui":
             if t0.bits == 1:
-                return f"({rtype.c}){_paren(args[0])}"
-            return f"({rtype.c})({unsigned}){_paren(args[0])}"
+                return _cast(rtype.c, args[0])
+            return _cast(rtype.c, u(0))
         if name in ("arith.sitofp", "arith.uitofp"):
-            source = args[0] if name == "arith.sitofp" else f"({unsigned}){_paren(args[0])}"
-            return down(f"({rtype.compute_c}){_paren(source)}")
+            source = args[0] if name == "arith.sitofp" else u(0)
+            return down(_cast(rtype.compute_c, source))
         if name in ("arith.fptosi", "arith.fptoui"):
             target = rtype.c if name == "arith.fptosi" else rtype.unsigned_c
-            cast = f"({target}){_paren(up(0))}"
-            return cast if name == "arith.fptosi" else f"({rtype.c}){cast}"
+            cast = _cast(target, up(0))
+            return cast if name == "arith.fptosi" else _cast(rtype.c, cast)
         if name in ("arith.extf", "arith.truncf"):
             if rtype.compute_c == t0.compute_c:
                 return down(up(0))
@@ -569,11 +571,25 @@ class _FunctionEmitter:
         raise self.error(op, "not supported by the CUDA backend")
 
 
-def _unsigned(expr: str, unsigned_c: str) -> str:
-    """``expr`` as an unsigned C value: ``4`` -> ``4u``, ``i`` -> ``(unsigned)i``."""
-    if re.fullmatch(r"\d+", expr) and unsigned_c == "unsigned":
-        return expr + "u"
-    return f"({unsigned_c}){_paren(expr)}"
+def _cast(c_type_name: str, expr: str) -> str:
+    """``expr`` converted to a C type, C style (``long long(x)`` would not parse):
+    ``_cast("long long", "a / b") == "(long long)(a / b)"``."""
+    return f"({c_type_name}){_paren(expr)}"
+
+
+def _unsigned(expr: str, t: Scalar) -> str:
+    """``expr`` of integer type t as its unsigned C type; literals are folded:
+    ``4`` -> ``4u``, ``-1ll`` -> ``18446744073709551615ull``, ``(short)5`` -> ``(unsigned short)5``,
+    ``i`` -> ``(unsigned)i``."""
+    literal = re.fullmatch(r"(?:\([a-z ]+\))?(-?\d+)(?:ll)?", expr)
+    if literal and t.bits > 1:
+        value = int(literal.group(1)) % (1 << (32 if t.kind == "index" else t.bits))
+        if t.unsigned_c == "unsigned":
+            return f"{value}u"
+        if t.unsigned_c == "unsigned long long":
+            return f"{value}ull"
+        return f"({t.unsigned_c}){value}"
+    return _cast(t.unsigned_c, expr)
 
 
 def _bitcast(arg: str, source: Scalar, target: Scalar) -> str:
@@ -940,8 +956,8 @@ def _combine(kind: str, a: str, b: str, t: Scalar) -> str:
     suffix = "" if t.bits == 64 else "f"
     table = {"add": f"{a} + {b}", "mul": f"{a} * {b}", "and": f"{a} & {b}", "or": f"{a} | {b}",
              "xor": f"{a} ^ {b}", "maxsi": f"max({a}, {b})", "minsi": f"min({a}, {b})",
-             "maxui": f"{t.c}(max(({t.unsigned_c}){a}, ({t.unsigned_c}){b}))",
-             "minui": f"{t.c}(min(({t.unsigned_c}){a}, ({t.unsigned_c}){b}))",
+             "maxui": _cast(t.c, f"max({_unsigned(a, t)}, {_unsigned(b, t)})"),
+             "minui": _cast(t.c, f"min({_unsigned(a, t)}, {_unsigned(b, t)})"),
              "maxnumf": f"fmax{suffix}({a}, {b})", "minnumf": f"fmin{suffix}({a}, {b})",
              "maxf": f"fmax{suffix}({a}, {b})", "minf": f"fmin{suffix}({a}, {b})",
              "maximumf": f"maximumf({a}, {b})", "minimumf": f"minimumf({a}, {b})"}
