@@ -91,6 +91,13 @@ inline bf16_t float_to_bf16(float x) {
   if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);
   return (bf16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
+inline f16_t double_to_f16(double x) { _Float16 f = (_Float16)x; f16_t h; std::memcpy(&h, &f, 2); return h; }
+inline bf16_t double_to_bf16(double x) {  // round to odd into f32, then to nearest even
+  float toward_zero = (float)x;
+  if (std::fabs((double)toward_zero) > std::fabs(x)) toward_zero = std::nextafter(toward_zero, 0.0f);
+  unsigned sticky = (double)toward_zero != x ? 1u : 0u;
+  return float_to_bf16(__uint_as_float((unsigned)__float_as_int(toward_zero) | sticky));
+}
 inline unsigned pack_16x2(unsigned short low, unsigned short high) { return (unsigned)low | ((unsigned)high << 16); }
 inline unsigned lane_id() { return host_linear_tid % 32; }
 inline unsigned linear_thread_id() { return host_linear_tid; }

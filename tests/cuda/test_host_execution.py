@@ -435,3 +435,46 @@ def test_extreme_integer_constants(host, cuda_compiler):
     wide, narrow = np.zeros(2, np.int64), np.zeros(2, np.int32)
     host.run_on_host(source, PRELUDE, "extremes", (1,), (1,), [wide, narrow])
     assert wide.tolist() == [-2**63, 2**63 - 1] and narrow.tolist() == [-2**31, 2**31 - 1]
+
+
+def _bf16_bits_rounded_once(value: float) -> int:
+    """bf16 bits of an f64 (normal range), rounded to nearest even directly from its 52-bit
+    significand: keep the top 7 bits, look at the 45 dropped ones."""
+    bits = int(np.array(value, np.float64).view(np.uint64))
+    kept, dropped = bits >> 45, bits & (2**45 - 1)
+    if dropped > 2**44 or (dropped == 2**44 and kept & 1):
+        kept += 1
+    return int(np.array(kept << 45, np.uint64).view(np.float64).astype(np.float32).view(np.uint32)) >> 16
+
+
+def test_f64_to_16_bit_floats_round_once(host, cuda_compiler):
+    """arith.truncf f64 -> f16/bf16 rounds once. Through f32 it would round twice: 1 + 2^-11 +
+    2^-40 is above the f16 tie 1 + 2^-11, so it rounds up, but f32 drops the 2^-40 first."""
+    from layoutkit.backends.cuda import compile_cuda
+
+    text = """module {
+  gpu.module @m {
+    gpu.func @narrow(%x: memref<64xf64>, %h: memref<64xf16>, %b: memref<64xbf16>) kernel {
+      %t = gpu.thread_id x
+      %v = memref.load %x[%t] : memref<64xf64>
+      %vh = arith.truncf %v : f64 to f16
+      %vb = arith.truncf %v : f64 to bf16
+      memref.store %vh, %h[%t] : memref<64xf16>
+      memref.store %vb, %b[%t] : memref<64xbf16>
+      gpu.return
+    }
+  }
+}"""
+    source = emit_cuda(parse_module(text))
+    assert "double_to_f16(v)" in source and "double_to_bf16(v)" in source
+    assert "float_to_f16((float)" not in source
+    compile_cuda(source, "sm_80")
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal(64) * 100
+    ties = [1 + 2**-11, 1 + 2**-8, -(1 + 2**-11), 3 + 2**-9, 1 + 3 * 2**-11]
+    for k, tie in enumerate(ties):  # just above and just below each (f16 or bf16) tie
+        x[2 * k], x[2 * k + 1] = tie + 2**-40, tie - 2**-40
+    h, b = np.zeros(64, np.uint16), np.zeros(64, np.uint16)
+    host.run_on_host(source, PRELUDE, "narrow", (1,), (64,), [x, h, b])
+    np.testing.assert_array_equal(h, x.astype(np.float16).view(np.uint16))  # numpy rounds f64 once
+    np.testing.assert_array_equal(b, [_bf16_bits_rounded_once(float(v)) for v in x])

@@ -558,6 +558,8 @@ class _FunctionEmitter:
             cast = _cast(target, up(0))
             return cast if name == "arith.fptosi" else _cast(rtype.c, cast)
         if name in ("arith.extf", "arith.truncf"):
+            if rtype.is_16bit_float and t0.bits == 64:  # one rounding, not two through f32
+                return f"double_to_{'f16' if rtype.bits == 16 else 'bf16'}({args[0]})"
             if rtype.compute_c == t0.compute_c:
                 return down(up(0))
             return down(f"({rtype.compute_c}){_paren(up(0))}")

@@ -30,6 +30,19 @@ __device__ __forceinline__ bf16_t float_to_bf16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
+// f64 -> f16 / bf16 rounded once (through f32 would round twice: 1 + 2^-11 + 2^-40 -> 1, not
+// 1 + 2^-10). bf16 goes through f32 rounded to odd, which then rounds to bf16 exactly.
+__device__ __forceinline__ f16_t double_to_f16(double d) {
+  f16_t h;
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
+  return h;
+}
+__device__ __forceinline__ bf16_t double_to_bf16(double d) {
+  float toward_zero;
+  asm("cvt.rz.f32.f64 %0, %1;" : "=f"(toward_zero) : "d"(d));
+  const unsigned sticky = static_cast<double>(toward_zero) != d ? 1u : 0u;
+  return float_to_bf16(__uint_as_float(__float_as_uint(toward_zero) | sticky));
+}
 // two 16-bit values in one 32-bit register, `low` in bits 0..15 (mma fragment order)
 __device__ __forceinline__ unsigned pack_16x2(unsigned short low, unsigned short high) {
   return static_cast<unsigned>(low) | (static_cast<unsigned>(high) << 16);
