@@ -157,6 +157,8 @@ Vec<float, 4> mma_m16n8k16_bf16(const Vec<bf16_t, 8>& a, const Vec<bf16_t, 4>& b
 Vec<float, 4> mma_m16n8k8_f16(const Vec<f16_t, 4>& a, const Vec<f16_t, 2>& b, const Vec<float, 4>& c) { return host_mma<8>(a, b, c, false); }
 Vec<float, 4> mma_m16n8k8_bf16(const Vec<bf16_t, 4>& a, const Vec<bf16_t, 2>& b, const Vec<float, 4>& c) { return host_mma<8>(a, b, c, true); }
 
+template <typename To, typename From>
+To bit_cast(const From& from) { static_assert(sizeof(To) == sizeof(From)); To to; std::memcpy(&to, &from, sizeof(To)); return to; }
 template <typename Wide, typename T, int N>
 Vec<T, N> load_vector(const T* address) {
   static_assert(sizeof(Wide) == sizeof(T) * N, "wide type must match the vector size");

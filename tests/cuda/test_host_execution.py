@@ -478,3 +478,38 @@ def test_f64_to_16_bit_floats_round_once(host, cuda_compiler):
     host.run_on_host(source, PRELUDE, "narrow", (1,), (64,), [x, h, b])
     np.testing.assert_array_equal(h, x.astype(np.float16).view(np.uint16))  # numpy rounds f64 once
     np.testing.assert_array_equal(b, [_bf16_bits_rounded_once(float(v)) for v in x])
+
+
+def test_vector_bitcast_keeps_the_bytes(host, cuda_compiler):
+    """vector.bitcast goes through bit_cast (memcpy), not a reinterpret_cast of the address."""
+    from layoutkit.backends.cuda import compile_cuda
+
+    text = """module {
+  gpu.module @m {
+    gpu.func @bits(%x: memref<64xf32>, %h: memref<64xf16>, %y: memref<64xi32>, %z: memref<32xi32>) kernel {
+      %t = gpu.thread_id x
+      %c2 = arith.constant 2 : index
+      %c4 = arith.constant 4 : index
+      %i = arith.muli %t, %c4 : index
+      %v = vector.load %x[%i] : memref<64xf32>, vector<4xf32>
+      %b = vector.bitcast %v : vector<4xf32> to vector<4xi32>
+      vector.store %b, %y[%i] : memref<64xi32>, vector<4xi32>
+      %hv = vector.load %h[%i] : memref<64xf16>, vector<4xf16>
+      %hb = vector.bitcast %hv : vector<4xf16> to vector<2xi32>
+      %j = arith.muli %t, %c2 : index
+      vector.store %hb, %z[%j] : memref<32xi32>, vector<2xi32>
+      gpu.return
+    }
+  }
+}"""
+    source = emit_cuda(parse_module(text))
+    assert "bit_cast<Vec<int, 4>>(v)" in source and "bit_cast<Vec<int, 2>>(hv)" in source
+    assert "reinterpret_cast" not in source.split("end of prelude")[1]
+    compile_cuda(source, "sm_80")
+    rng = np.random.default_rng(13)
+    x, h = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float16)
+    y, z = np.zeros(64, np.int32), np.zeros(32, np.int32)
+    host.run_on_host(source, PRELUDE, "bits", (1,), (16,), [x, h, y, z])
+    np.testing.assert_array_equal(y, x.view(np.int32))
+    bits = h.view(np.uint16).astype(np.int64)  # element 2k in the low half of word k
+    np.testing.assert_array_equal(z, (bits[0::2] | bits[1::2] << 16).astype(np.uint32).view(np.int32))

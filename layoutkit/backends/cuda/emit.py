@@ -46,7 +46,7 @@ _C_RESERVED = {
     "unsigned", "void", "volatile", "while", "class", "new", "delete", "this", "template",
     "typename", "namespace", "using", "true", "false", "inline", "asm", "threadIdx",
     "blockIdx", "blockDim", "gridDim", "warpSize", "Vec", "f16_t", "bf16_t", "min", "max",
-    "lane_id", "linear_thread_id", "operator", "private", "public", "friend",
+    "lane_id", "linear_thread_id", "bit_cast", "operator", "private", "public", "friend",
 }
 
 
@@ -927,9 +927,8 @@ def _h_broadcast(self: _FunctionEmitter, op: Any) -> None:
 
 
 def _h_shape_cast(self: _FunctionEmitter, op: Any) -> None:
-    """Same elements, another shape: a ``Vec`` of the same length, copied."""
-    rtype = value_type(op.results[0].type)
-    self.define(op.results[0], f"*reinterpret_cast<const {rtype.c}*>(&{self.expr(op.operands[0])})")
+    """Same elements, another shape: the same ``Vec<T, N>`` type, so a plain copy."""
+    self.define(op.results[0], self.expr(op.operands[0]))
 
 
 def _h_reduction(self: _FunctionEmitter, op: Any) -> None:
@@ -1163,8 +1162,10 @@ _FunctionEmitter._assign_carried = _assign_carried  # type: ignore[attr-defined]
 
 
 def _h_vector_bitcast(self: _FunctionEmitter, op: Any) -> None:
+    """The same bytes as another vector type, through ``bit_cast`` (a memcpy the compiler
+    removes; a reinterpret_cast of the address would break C++'s aliasing rules)."""
     rtype = value_type(op.results[0].type)
-    self.define(op.results[0], f"*reinterpret_cast<const {rtype.c}*>(&{self.expr(op.operands[0])})")
+    self.define(op.results[0], f"bit_cast<{rtype.c}>({self.expr(op.operands[0])})")
 
 
 _HANDLERS = {

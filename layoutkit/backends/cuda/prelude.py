@@ -76,6 +76,15 @@ struct Vec {
   }
 };
 
+// the bytes of one value as another type of the same size (vector.bitcast)
+template <typename To, typename From>
+__device__ __forceinline__ To bit_cast(const From& from) {
+  static_assert(sizeof(To) == sizeof(From), "bit_cast needs types of one size");
+  To to;
+  memcpy(&to, &from, sizeof(To));
+  return to;
+}
+
 // one wide memory access (Wide = float4, uint4, uint2, ...) moving a whole Vec
 template <typename Wide, typename T, int N>
 __device__ __forceinline__ Vec<T, N> load_vector(const T* address) {
