@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
 )
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 
 from layoutkit.backends.simt import mma as mma_fragments
 from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned, vector_shape
@@ -187,7 +188,8 @@ class Machine:
             memref.CastOp: self.alias,
             vector.BroadcastOp: self.broadcast, vector.ExtractOp: self.extract,
             vector.InsertOp: self.insert, vector.ReductionOp: self.reduction,
-            vector.BitcastOp: self.bitcast,
+            vector.BitcastOp: self.bitcast, vector.TransferReadOp: self.transfer_read,
+            vector.TransferWriteOp: self.transfer_write,
             scf.ForOp: self.for_, scf.IfOp: self.if_, scf.WhileOp: self.while_,
             gpu.ThreadIdOp: self.thread_id, gpu.BlockIdOp: self.block_id,
             gpu.BlockDimOp: self.block_dim, gpu.GridDimOp: self.grid_dim,
@@ -509,8 +511,12 @@ class Machine:
         if ids is None:
             ids = np.arange(self.chunk.threads)
         per_thread = int(np.prod(flat.shape[1:], dtype=np.int64))
-        warp = np.repeat(ids // self.geometry.warp_size, per_thread)
-        word = flat.ravel() * buffer.data.itemsize // 4
+        self._count_bank_elements(op, buffer, np.repeat(ids, per_thread), flat.ravel())
+
+    def _count_bank_elements(self, op, buffer: Buffer, slots, offsets) -> None:
+        """Wavefronts of elements at block offsets ``offsets`` accessed by thread slots ``slots``."""
+        warp = slots // self.geometry.warp_size
+        word = offsets * buffer.data.itemsize // 4
         counts = self.stats.banks.setdefault(op, [0, 0])
         wavefronts, ideal = bank_wavefronts(warp, word)
         counts[0] += wavefronts
@@ -531,20 +537,28 @@ class Machine:
         local = self.chunk.local if ids is None else self.chunk.local[ids]
         loc = loc.ravel()
         thread_ids = np.repeat(local, per_thread) if per_thread > 1 else local
+
+        def slot(position: int) -> int:
+            row = position // per_thread
+            return int(row if ids is None else ids[row])
+
+        self._track(op, buffer, loc, thread_ids, slot, kind)
+
+    def _track(self, op, buffer: Buffer, loc, thread_ids, slot, kind: str) -> None:
+        """Race and initialization checks of one shared access: element ``i`` at flat
+        location ``loc[i]`` by local thread ``thread_ids[i]`` (thread slot ``slot(i)``)."""
         tracker = buffer.races
         if kind == "load":
             fresh = tracker.first_unwritten(loc)
             if fresh is not None:
-                t = int(fresh // per_thread if ids is None else ids[fresh // per_thread])
                 coords = tuple(int(c) for c in np.unravel_index(int(loc[fresh] % buffer.size), buffer.shape))
                 self.fail(op, f"reads shared memref '{buffer.name}' at {coords} before any thread "
-                              "of the block stored there (uninitialized shared memory)", t)
+                              "of the block stored there (uninitialized shared memory)", slot(fresh))
         found = tracker.load(loc, thread_ids) if kind == "load" else tracker.store(loc, thread_ids)
         if found is None:
             return
         position, other = found[0], found[1]
-        row = position // per_thread
-        t = int(row if ids is None else ids[row])
+        t = slot(position)
         offset = int(loc[position] % buffer.size)
         coords = tuple(int(c) for c in np.unravel_index(offset, buffer.shape))
         b = int(self.chunk.block_local[t])
@@ -557,6 +571,97 @@ class Machine:
         done = "written" if kind == "load" else found[2]
         self.fail(op, f"data race on shared memref '{buffer.name}': this thread {verb} "
                       f"{coords}, {done} by {who} with no gpu.barrier between", t)
+
+    # ----------------------------------------------------------------- transfers
+    def _transfer_elements(self, op, buffer: Buffer, vshape, mask):
+        """Memref coordinates of a transfer's elements and which of them are accessed.
+
+        Vector dim k walks memref dim ``permutation_map`` result k from the op's index
+        (a constant-0 result broadcasts); an element outside the memref along a dim whose
+        ``in_bounds`` is false is skipped (read as the padding), along any other dim it is
+        an error; masked-off elements are skipped.
+        Example: memref<5x6xf32>, indices (4, 4), vector<2x3xf32> with the transposing map
+        (d0, d1) -> (d1, d0): element (i, j) is memref[4 + j][4 + i]; (0, 1) is outside.
+        """
+        static = self._static.get(op)
+        if static is None:
+            results = op.permutation_map.data.results
+            dims = [r.position if isinstance(r, AffineDimExpr) else None for r in results]
+            in_bounds = [bool(v.value.data) for v in op.in_bounds.data]
+            static = self._static[op] = (tuple(op.indices), tuple(dims), tuple(in_bounds))
+        index_values, dims, in_bounds = static
+        threads = self.chunk.threads
+        shape, strides = buffer.shape, buffer.strides
+        full_shape = (threads, *vshape)
+        flat = np.zeros((1,) * (len(vshape) + 1), np.int64)
+        accessed = np.broadcast_to(_expand(mask, len(full_shape)), full_shape)
+        must = np.zeros(full_shape, bool)
+        for d, value in enumerate(index_values):
+            coord = self.env[value].reshape((-1,) + (1,) * len(vshape))
+            walked_by = [k for k, dim in enumerate(dims) if dim == d]
+            for k in walked_by:
+                step = np.arange(vshape[k]).reshape((1,) + tuple(vshape[k] if i == k else 1
+                                                                 for i in range(len(vshape))))
+                coord = coord + step
+            inside = (coord >= 0) & (coord < shape[d])
+            if walked_by and not all(in_bounds[k] for k in walked_by):
+                accessed = accessed & inside
+            else:
+                must = must | ~inside
+            flat = flat + np.where(inside, coord, 0) * strides[d]
+        if op.mask is not None:
+            accessed = accessed & self.env[op.mask].reshape((-1, *vshape)).astype(bool)
+        bad = must & _expand(mask, len(full_shape))
+        if bad.any():
+            t = int(np.argwhere(bad)[0][0])
+            idx = tuple(int(np.broadcast_to(self.env[v], mask.shape)[t]) for v in index_values)
+            self.fail(op, f"transfer at index {idx} with vector {list(vshape)} leaves {buffer.space} "
+                          f"memref '{buffer.name}' of shape {shape} along an in-bounds dim", t)
+        return np.broadcast_to(flat, full_shape), accessed
+
+    def _transfer_owner(self, buffer: Buffer, flat: np.ndarray):
+        threads = self.chunk.threads
+        if buffer.space == "global":
+            return buffer.data, flat
+        if buffer.space == "private":
+            return buffer.data, (flat, np.arange(threads).reshape((-1,) + (1,) * (flat.ndim - 1)))
+        return buffer.data.reshape(-1), self._shared_base(buffer, flat.ndim) + flat
+
+    def transfer_read(self, op, mask) -> None:
+        buffer: Buffer = self.env[op.source]
+        vshape = vector_shape(op.result.type)
+        flat, accessed = self._transfer_elements(op, buffer, vshape, mask)
+        data, where = self._transfer_owner(buffer, np.where(accessed, flat, 0))
+        values = data[where]
+        if buffer.space == "shared":
+            self._track_transfer(op, buffer, where, accessed, "load")
+        pad = self.env[op.padding].reshape((-1,) + (1,) * len(vshape))
+        self.env[op.result] = np.where(accessed, values, pad).astype(values.dtype, copy=False)
+
+    def transfer_write(self, op, mask) -> None:
+        buffer: Buffer = self.env[op.source]
+        vshape = vector_shape(op.vector.type)
+        flat, accessed = self._transfer_elements(op, buffer, vshape, mask)
+        value = np.broadcast_to(self.env[op.vector], (self.chunk.threads, *vshape))
+        data, where = self._transfer_owner(buffer, flat)
+        if buffer.space == "shared":
+            self._track_transfer(op, buffer, where, accessed, "store")
+        if isinstance(where, tuple):
+            rows, cols = np.broadcast_arrays(*where)
+            data[rows[accessed], cols[accessed]] = value[accessed]
+        else:
+            data[where[accessed]] = value[accessed]
+
+    def _track_transfer(self, op, buffer: Buffer, loc, accessed, kind: str) -> None:
+        positions = np.flatnonzero(accessed)
+        per_thread = int(np.prod(accessed.shape[1:], dtype=np.int64))
+        slots = positions // per_thread
+        if buffer.races is not None:
+            self._track(op, buffer, loc.ravel()[positions], self.chunk.local[slots],
+                        lambda i: int(slots[i]), kind)
+        if self.stats.banks is not None:
+            offsets = loc.ravel()[positions] - self.chunk.block_local[slots] * buffer.size
+            self._count_bank_elements(op, buffer, slots, offsets)
 
     # ----------------------------------------------------------------- vector
     def broadcast(self, op, mask) -> None:
