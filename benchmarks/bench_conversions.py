@@ -3,6 +3,10 @@ lower bound on both sides, scratch bytes and planning time.
 
 Run: ``python benchmarks/bench_conversions.py`` (``--repeat N`` planning runs per pair).
 
+Columns: vector widths (elements) of the stores / loads; wavefronts achieved / lower bound
+per block for the stores and the loads, and their ratios; ``shfl`` and ``instr``: shuffles and
+shared-memory instructions per thread; scratch bytes per block; planning time.
+
 Two references run in the same process: the best Triton ``swizzled_shared`` layout for the
 pair (every vec / perPhase / maxPhase / order, scored like the planner's candidates: fewest
 instructions, then fewest conflicts), printed as its instructions per thread and store / load
@@ -45,6 +49,8 @@ def dot(op, parent, k_width):
 
 ROW_F16 = blocked([1, 8], [4, 8], [4, 1], [1, 0])          # 16-byte global loads, row-major
 COL_F16 = blocked([8, 1], [8, 4], [1, 4], [0, 1])          # 16-byte global loads, column-major
+ROW_BF16_8W = blocked([1, 8], [2, 16], [8, 1], [1, 0])    # 8 warps; 16 lanes cover one 128-element row
+COL_BF16_8W = blocked([8, 1], [16, 2], [1, 8], [0, 1])
 ROW_F32 = blocked([1, 4], [4, 8], [4, 1], [1, 0])
 COL_F32 = blocked([4, 1], [8, 4], [1, 4], [0, 1])
 ROW_I8 = blocked([1, 16], [8, 4], [4, 1], [1, 0])
@@ -89,8 +95,9 @@ PAIRS = [
     ("mma2 acc -> blocked f32 16KB", MMA2, STORE_F32, (128, 128), "f32", 16384),
     ("mma2 acc -> dot A fp16", MMA2, dot(0, MMA2, 2), (128, 64), "f16", None),
     ("mma2 acc -> dot A fp8", MMA2, dot(0, MMA2, 4), (128, 64), "f8E4M3FN", None),
-    ("transpose 128x128 f16", ROW_F16, COL_F16, (128, 128), "f16", None),
-    ("transpose 128x128 f32", ROW_F32, COL_F32, (128, 128), "f32", None),
+    ("transpose 128x128 f16 (#7815)", ROW_F16, COL_F16, (128, 128), "f16", None),
+    ("transpose 128x128 bf16 8w #7815", ROW_BF16_8W, COL_BF16_8W, (128, 128), "bf16", None),
+    ("transpose 128x128 f32 (#7815)", ROW_F32, COL_F32, (128, 128), "f32", None),
     ("amd mfma32 acc -> blocked f16", MFMA32, AMD_ROW, (128, 128), "f16", None),
     ("blocked -> mfma16 dot A f16", AMD_ROW, dot(0, MFMA16, 4), (64, 64), "f16", None),
     ("nested MFMA acc -> A f16", MFMA_ACC, MFMA_A, None, "f16", None),
@@ -144,8 +151,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-swizzled", action="store_true", help="skip the best-swizzled_shared reference")
     args = parser.parse_args()
-    header = (f"{'pair':30} {'kind':9} {'vec st/ld':>9} {'store wf/lb':>11} {'load wf/lb':>11} "
-              f"{'ratio st/ld':>11} {'instr':>5} {'swizzled instr st/ld':>20} {'naive st/ld':>11} "
+    header = (f"{'pair':31} {'kind':9} {'vec st/ld':>9} {'store wf/lb':>11} {'load wf/lb':>11} "
+              f"{'ratio st/ld':>11} {'shfl':>4} {'instr':>5} {'swizzled instr st/ld':>20} {'naive st/ld':>11} "
               f"{'scratch B':>9} {'CPU ms':>6}")
     print(header)
     print("-" * len(header))
@@ -162,33 +169,36 @@ def main() -> None:
         ms = statistics.median(samples)
         times.append(ms)
         c = plan.cost
-        if plan.kind == "shared":
-            naive_st = shared_access(src, "row-major", shape, dtype, contiguous_registers=False).ratio
-            naive_ld = shared_access(dst, "row-major", shape, dtype, contiguous_registers=False).ratio
-            ratios.append((c.store_ratio, c.load_ratio))
-            instr = c.instructions.get("st.shared", 0) + c.instructions.get("ld.shared", 0)
-            swz = None if args.no_swizzled else best_swizzled(src, dst, shape, dtype, scratch)
-            if swz is None:
-                swz_text = "-"
-            else:
-                compared += 1
-                beaten += swz.score > (instr, 0)
-                swz_text = f"{swz.instructions} {ratio_text(swz.store_waves)}/{ratio_text(swz.load_waves)}"
-            print(f"{name:30} {plan.kind:9} {c.store_vector:>4}/{c.load_vector:<4} "
-                  f"{c.store_wavefronts:>5}/{c.store_lower_bound:<5} {c.load_wavefronts:>5}/{c.load_lower_bound:<5} "
-                  f"{c.store_ratio:>5.2f}/{c.load_ratio:<5.2f} {instr:>5} {swz_text:>20} "
-                  f"{naive_st:>5.2f}/{naive_ld:<5.2f} {c.scratch_bytes:>9} {ms:>6.1f}")
+        memory = c.instructions.get("st.shared", 0) + c.instructions.get("ld.shared", 0)
+        shfl = c.instructions.get("shfl", 0)
+        if plan.kind != "shared":
+            print(f"{name:31} {plan.kind:9} {'-':>9} {'-':>11} {'-':>11} {'-':>11} {shfl:>4} {memory:>5} "
+                  f"{'-':>20} {'-':>11} {c.scratch_bytes:>9} {ms:>6.1f}")
+            continue
+        naive_st = shared_access(src, "row-major", shape, dtype, contiguous_registers=False).ratio
+        naive_ld = shared_access(dst, "row-major", shape, dtype, contiguous_registers=False).ratio
+        ratios.append((c.store_ratio, c.load_ratio))
+        swz = None if args.no_swizzled else best_swizzled(src, dst, shape, dtype, scratch)
+        if swz is None:
+            swz_text = "-"
         else:
-            detail = f"{c.shuffle_rounds} rounds" if plan.kind == "shuffle" else ""
-            print(f"{name:30} {plan.kind:9} {detail:>9} {'':>11} {'':>11} {'':>11} {'':>5} {'':>20} {'':>11} "
-                  f"{0:>9} {ms:>6.1f}")
+            compared += 1
+            plan_conflicts = (c.store_wavefronts - c.store_lower_bound) + (c.load_wavefronts - c.load_lower_bound)
+            # worse: more instructions, or as many with more bank-conflict wavefronts
+            beaten += swz.score[:2] > (memory, plan_conflicts)
+            swz_text = f"{swz.instructions} {ratio_text(swz.store_waves)}/{ratio_text(swz.load_waves)}"
+        print(f"{name:31} {plan.kind:9} {c.store_vector:>4}/{c.load_vector:<4} "
+              f"{c.store_wavefronts:>5}/{c.store_lower_bound:<5} {c.load_wavefronts:>5}/{c.load_lower_bound:<5} "
+              f"{c.store_ratio:>5.2f}/{c.load_ratio:<5.2f} {shfl:>4} {memory:>5} {swz_text:>20} "
+              f"{naive_st:>5.2f}/{naive_ld:<5.2f} {c.scratch_bytes:>9} {ms:>6.1f}")
     perfect = sum(1 for s, ld in ratios if s == 1.0 and ld == 1.0)
     print("-" * len(header))
-    print(f"pairs: {len(PAIRS)}; shared plans: {len(ratios)}, conflict-free on both sides: {perfect}; "
+    print(f"pairs: {len(PAIRS)}; shared plans: {len(ratios)}, at the lower bound on both sides: {perfect}; "
           f"worst ratio: {max((max(r) for r in ratios), default=1.0):.2f}")
     if compared:
         print(f"best Triton swizzled_shared layout (same scoring): worse than the plan on {beaten} of {compared} pairs")
-    print(f"planning time: median {statistics.median(times):.1f} ms, max {max(times):.1f} ms")
+    print(f"planning time (CPU): median {statistics.median(times):.1f} ms, max {max(times):.1f} ms; "
+          f"under 50 ms: {sum(t < 50 for t in times)} of {len(times)} pairs")
 
 
 if __name__ == "__main__":

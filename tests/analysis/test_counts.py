@@ -263,3 +263,42 @@ def test_plan_cost_matches_brute_force_over_its_steps():
         assert [cost.load_wavefronts, cost.load_lower_bound] == waves["ld.shared"]
         assert cost.instructions["st.shared"] == issued["st.shared"]
         assert cost.instructions["ld.shared"] == issued["ld.shared"]
+
+
+def test_benchmark_transpose_7815_wavefronts_by_hand():
+    """The 128x128 f16 transpose of the benchmark (Triton issue #7815): every lane's store and
+    load addresses rebuilt from the layout tables and the chosen scratch offsets, then counted
+    lane by lane -- the figures the benchmark prints (256/256 on both sides)."""
+    src = parse_layout("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], "
+                       "warpsPerCTA = [4, 1], order = [1, 0]}>")
+    dst = parse_layout("#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], "
+                       "warpsPerCTA = [1, 4], order = [0, 1]}>")
+    shape = (128, 128)
+    plan = plan_conversion(src, dst, shape, "f16")
+    offset_of = plan.scratch.offsets  # scratch offset (elements) of each row-major element
+    cost = plan.cost
+    for layout, kind, vector in ((src, "st.shared", cost.store_vector), (dst, "ld.shared", cost.load_vector)):
+        step = next(s for s in plan.steps if s.kind == kind)
+        hw = layout.hardware_dims(shape)
+        names = list(hw)  # the table's axes, in hardware_dims order
+        table = np.asarray(layout.table(shape)).reshape([hw[n] for n in names] + [2])
+        table = np.transpose(table, [names.index(n) for n in ("warp", "lane", "register")] + [names.index("block"), 4])
+        table = table[..., 0, :]
+        waves = lower = 0
+        for warp in range(hw["warp"]):
+            lanes_vectors = []
+            for lane in range(hw["lane"]):
+                offsets = sorted(int(offset_of[r * 128 + c]) for r, c in table[warp, lane])
+                heads = offsets[::vector]
+                # every vector is `vector` consecutive, aligned scratch elements of this lane
+                assert all(offsets[k:k + vector] == list(range(h, h + vector)) and h % vector == 0
+                           for k, h in zip(range(0, len(offsets), vector), heads))
+                assert sorted(int(o) for o in step.offsets[0, warp, lane] if o >= 0) == heads
+                lanes_vectors.append([int(o) for o in step.offsets[0, warp, lane]])
+            for i in range(len(lanes_vectors[0])):
+                w, lo = brute_wavefronts([v[i] * 2 if v[i] >= 0 else -1 for v in lanes_vectors], vector * 2)
+                waves += w
+                lower += lo
+        achieved = cost.store_wavefronts if kind == "st.shared" else cost.load_wavefronts
+        bound = cost.store_lower_bound if kind == "st.shared" else cost.load_lower_bound
+        assert (achieved, bound) == (waves, lower) == (128 * 128 * 2 // 128,) * 2
