@@ -1,0 +1,91 @@
+"""Random straight-line integer programs: the simulator against Python integers."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import layoutkit
+
+from .kernels import kernel_module
+
+
+def wrap(value: int, bits: int) -> int:
+    return (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+
+
+def unsigned(value: int, bits: int) -> int:
+    return value % (1 << bits)
+
+
+def c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+# op -> reference on signed Python ints of width w (b != 0 guaranteed for divisions)
+REFERENCE = {
+    "arith.addi": lambda a, b, w: a + b,
+    "arith.subi": lambda a, b, w: a - b,
+    "arith.muli": lambda a, b, w: a * b,
+    "arith.andi": lambda a, b, w: a & b,
+    "arith.ori": lambda a, b, w: a | b,
+    "arith.xori": lambda a, b, w: a ^ b,
+    "arith.maxsi": lambda a, b, w: max(a, b),
+    "arith.minui": lambda a, b, w: min(unsigned(a, w), unsigned(b, w)),
+    "arith.divsi": lambda a, b, w: c_div(a, b),
+    "arith.remsi": lambda a, b, w: a - b * c_div(a, b),
+    "arith.divui": lambda a, b, w: unsigned(a, w) // unsigned(b, w),
+    "arith.shli": lambda a, b, w: a << (unsigned(b, w) % w),
+    "arith.shrsi": lambda a, b, w: a >> (unsigned(b, w) % w),
+    "arith.shrui": lambda a, b, w: unsigned(a, w) >> (unsigned(b, w) % w),
+}
+SHIFTS = {"arith.shli", "arith.shrsi", "arith.shrui"}
+DIVISIONS = {"arith.divsi", "arith.remsi", "arith.divui"}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    bits=st.sampled_from([8, 16, 32, 64]),
+    ops=st.lists(st.sampled_from(sorted(REFERENCE)), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_random_integer_chain(bits, ops, data):
+    threads = 8
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    x = data.draw(st.lists(st.integers(lo, hi), min_size=threads, max_size=threads))
+    operands = []
+    for op in ops:
+        if op in SHIFTS:
+            operands.append(data.draw(st.lists(st.integers(0, bits - 1), min_size=threads, max_size=threads)))
+        elif op in DIVISIONS:
+            operands.append(data.draw(st.lists(st.integers(lo, hi).filter(bool), min_size=threads,
+                                               max_size=threads)))
+        else:
+            operands.append(data.draw(st.lists(st.integers(lo, hi), min_size=threads, max_size=threads)))
+    t = f"i{bits}"
+    lines = [
+        "      %t = gpu.thread_id x",
+        f"      %v0 = memref.load %x[%t] : memref<{threads}x{t}>",
+    ]
+    for k, op in enumerate(ops):
+        lines.append(f"      %c{k} = arith.constant {k} : index")
+        lines.append(f"      %y{k} = memref.load %y[%c{k}, %t] : memref<{len(ops)}x{threads}x{t}>")
+        lines.append(f"      %v{k + 1} = {op} %v{k}, %y{k} : {t}")
+    lines.append(f"      memref.store %v{len(ops)}, %o[%t] : memref<{threads}x{t}>")
+    module = kernel_module(
+        f"%x: memref<{threads}x{t}>, %y: memref<{len(ops)}x{threads}x{t}>, %o: memref<{threads}x{t}>",
+        "\n".join(lines))
+    dtype = np.dtype(f"int{bits}")
+    out = np.zeros(threads, dtype)
+    layoutkit.simulate(module, "k", grid=1, block=threads,
+                       args={"x": np.array(x, dtype), "y": np.array(operands, dtype), "o": out})
+    expected = []
+    for i in range(threads):
+        value = x[i]
+        for op, column in zip(ops, operands):
+            # results wrap to the width (MIN / -1 too, which the hardware leaves undefined)
+            value = wrap(REFERENCE[op](value, column[i], bits), bits)
+        expected.append(value)
+    assert out.tolist() == expected
