@@ -251,3 +251,33 @@ def test_module_without_kernels():
         emit_cuda(parse_module("module {\n}"))
     with pytest.raises(LayoutError, match="module"):
         emit_cuda(42)
+
+
+def test_values_named_like_the_functions_they_call_compile(cuda_compiler):
+    """An IR name equal to a helper or math function (``%expf``) must not become a local that
+    hides that function from the code after it."""
+    body = """      %t = gpu.thread_id x
+      %v = memref.load %x[%t] : memref<256xf32>
+      %maximumf = arith.maximumf %v, %v : f32
+      %expf = math.exp %maximumf : f32
+      %sqrtf = math.sqrt %expf : f32
+      %lane_id = gpu.lane_id
+      %i = arith.index_cast %lane_id : index to i32
+      %floordiv = arith.floordivsi %i, %i : i32
+      %again = arith.floordivsi %floordiv, %i : i32
+      %f16_to_float = arith.truncf %sqrtf : f32 to f16
+      %float_to_f16 = arith.extf %f16_to_float : f16 to f32
+      %load_vector = vector.load %x[%t] : memref<256xf32>, vector<4xf32>
+      %e = vector.extract %load_vector[0] : f32 from vector<4xf32>
+      %m = arith.maximumf %float_to_f16, %e : f32
+      %s = math.exp %m : f32
+      %r = math.sqrt %s : f32
+      memref.store %r, %x[%t] : memref<256xf32>
+      %j = arith.index_cast %again : i32 to index
+      memref.store %r, %x[%j] : memref<256xf32>"""
+    source = emit_cuda(parse_module(_module(body)))
+    kernel = kernel_body(source, "k")
+    for name in ("maximumf", "expf", "sqrtf", "lane_id", "floordiv", "f16_to_float",
+                 "float_to_f16", "load_vector"):
+        assert not re.search(rf"\b{name} =", kernel), name  # renamed, e.g. expf_
+    compile_cuda(source, "sm_80")

@@ -39,15 +39,38 @@ CMPI = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 CMPF = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
         "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
 
-_C_RESERVED = {
+_C_KEYWORDS = {
     "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double",
     "else", "enum", "extern", "float", "for", "goto", "if", "int", "long", "register",
     "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
     "unsigned", "void", "volatile", "while", "class", "new", "delete", "this", "template",
-    "typename", "namespace", "using", "true", "false", "inline", "asm", "threadIdx",
-    "blockIdx", "blockDim", "gridDim", "warpSize", "Vec", "f16_t", "bf16_t", "min", "max",
-    "lane_id", "linear_thread_id", "bit_cast", "operator", "private", "public", "friend",
+    "typename", "namespace", "using", "true", "false", "inline", "asm", "operator", "private",
+    "public", "friend", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
 }
+
+# CUDA math functions by math dialect op; the f32 versions add an "f" (expf, sqrtf, ...)
+_MATH_FUNCTIONS = {
+    "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
+    "log10": "log10", "log1p": "log1p", "sqrt": "sqrt", "rsqrt": "rsqrt", "absf": "fabs",
+    "tanh": "tanh", "sin": "sin", "cos": "cos", "tan": "tan", "fma": "fma", "powf": "pow",
+    "floor": "floor", "ceil": "ceil", "erf": "erf", "trunc": "trunc", "round": "round",
+    "roundeven": "rint", "copysign": "copysign", "atan": "atan", "atan2": "atan2",
+    "sinh": "sinh", "cosh": "cosh", "asin": "asin", "acos": "acos", "cbrt": "cbrt",
+}
+
+
+def _names_the_code_refers_to() -> set[str]:
+    """Function and type names of the emitted code, which a local must not shadow (``const
+    float expf = expf(x);`` breaks every later ``expf``): the prelude's, the math functions,
+    the wide access types."""
+    code = re.sub(r"//[^\n]*", "", PRELUDE)
+    prelude = set(re.findall(r"\b([A-Za-z_]\w*)(?:\s*\(|<)", code))  # f(...), T<...>
+    maths = {name + suffix for name in _MATH_FUNCTIONS.values() for suffix in ("", "f")}
+    return prelude | maths | {"Vec", "f16_t", "bf16_t", "min", "max", "abs", "fmax", "fmaxf",
+                              "fmin", "fminf", "float2", "float4", "int2", "int4", "uint2", "uint4"}
+
+
+_RESERVED_NAMES = _C_KEYWORDS | _names_the_code_refers_to()
 
 
 # ----------------------------------------------------------------------------------------
@@ -360,7 +383,7 @@ class _FunctionEmitter:
         base = re.sub(r"\W", "_", hint or "") or fallback
         if base[0].isdigit():
             base = f"{fallback}{base}"
-        if base in _C_RESERVED or base.startswith("__"):
+        if base in _RESERVED_NAMES or base.startswith("__"):
             base = base.strip("_") + "_"
         name, n = base, 1
         while name in self.used_names:
@@ -613,16 +636,9 @@ def _math_expr(op: Any, args: list[str], t: Scalar) -> str | None:
     suffix = "" if t.bits == 64 else "f"
     if fn == "absi":
         return f"abs({args[0]})"
-    names = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
-             "log10": "log10", "log1p": "log1p", "sqrt": "sqrt", "rsqrt": "rsqrt", "absf": "fabs",
-             "tanh": "tanh", "sin": "sin", "cos": "cos", "tan": "tan", "fma": "fma",
-             "powf": "pow", "floor": "floor", "ceil": "ceil", "erf": "erf", "trunc": "trunc",
-             "round": "round", "roundeven": "rint", "copysign": "copysign", "atan": "atan",
-             "atan2": "atan2", "sinh": "sinh", "cosh": "cosh", "asin": "asin", "acos": "acos",
-             "cbrt": "cbrt"}
-    if fn not in names:
+    if fn not in _MATH_FUNCTIONS:
         return None
-    return f"{names[fn]}{suffix}({', '.join(args)})"
+    return f"{_MATH_FUNCTIONS[fn]}{suffix}({', '.join(args)})"
 
 
 def _op_line(op: Any) -> int | None:
