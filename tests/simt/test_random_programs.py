@@ -89,3 +89,49 @@ def test_random_integer_chain(bits, ops, data):
             value = wrap(REFERENCE[op](value, column[i], bits), bits)
         expected.append(value)
     assert out.tolist() == expected
+
+
+FLOAT_REFERENCE = {
+    "arith.addf": lambda a, b: a + b,
+    "arith.subf": lambda a, b: a - b,
+    "arith.mulf": lambda a, b: a * b,
+    "arith.divf": lambda a, b: a / b,
+    "arith.maximumf": max,
+    "arith.minnumf": min,
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    type_=st.sampled_from(["f16", "bf16", "f32"]),
+    ops=st.lists(st.sampled_from(sorted(FLOAT_REFERENCE)), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_random_float_chain_rounds_every_op(type_, ops, data):
+    """Each op's exact result (in float64, exact or far more precise than the target for
+    + - * /) rounded once to the type: what IEEE hardware computes."""
+    import ml_dtypes
+
+    dtype = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}[type_]
+    threads = 8
+    values = st.floats(0.25, 8.0, allow_nan=False, allow_infinity=False)
+    x = np.array(data.draw(st.lists(values, min_size=threads, max_size=threads))).astype(dtype)
+    y = np.array(data.draw(st.lists(st.lists(values, min_size=threads, max_size=threads),
+                                    min_size=len(ops), max_size=len(ops)))).astype(dtype)
+    lines = ["      %t = gpu.thread_id x", f"      %v0 = memref.load %x[%t] : memref<{threads}x{type_}>"]
+    for k, op in enumerate(ops):
+        lines.append(f"      %c{k} = arith.constant {k} : index")
+        lines.append(f"      %y{k} = memref.load %y[%c{k}, %t] : memref<{len(ops)}x{threads}x{type_}>")
+        lines.append(f"      %v{k + 1} = {op} %v{k}, %y{k} : {type_}")
+    lines.append(f"      memref.store %v{len(ops)}, %o[%t] : memref<{threads}x{type_}>")
+    module = kernel_module(
+        f"%x: memref<{threads}x{type_}>, %y: memref<{len(ops)}x{threads}x{type_}>, %o: memref<{threads}x{type_}>",
+        "\n".join(lines))
+    out = np.zeros(threads, dtype)
+    layoutkit.simulate(module, "k", grid=1, block=threads, args={"x": x, "y": y, "o": out})
+    for i in range(threads):
+        value = float(x[i])
+        for k, op in enumerate(ops):
+            exact = FLOAT_REFERENCE[op](value, float(y[k, i]))
+            value = float(np.array([exact], np.float64).astype(dtype)[0])
+        assert float(out[i]) == value or (np.isnan(out[i]) and np.isnan(value))
