@@ -19,13 +19,14 @@ Example::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from layoutkit.analysis.banks import global_sectors, shared_wavefronts
-from layoutkit.analysis.hardware import HardwareMap, element_bytes, hardware_map
+from layoutkit.analysis.hardware import HardwareMap, check_tabulated, element_bytes, hardware_map
 from layoutkit.analysis.vectors import VectorAccess, vectorize
 from layoutkit.core.protocol import check_shape
 from layoutkit.errors import LayoutError, quote
@@ -90,7 +91,8 @@ def memory_offsets(memory_layout: Any, shape: tuple[int, ...]) -> np.ndarray:
     A memory layout (hardware dim ``offset``; padding offsets hold coordinate -1) is inverted
     from its table; when an element sits at several offsets the lowest is used.
     """
-    numel = int(np.prod(shape))
+    numel = math.prod(shape)
+    check_tabulated(numel, "shape", shape, "elements")
     if isinstance(memory_layout, str):
         if memory_layout != "row-major":
             raise LayoutError(f"memory layout: expected a layout or 'row-major', got {quote(memory_layout)}")
@@ -102,6 +104,7 @@ def memory_offsets(memory_layout: Any, shape: tuple[int, ...]) -> np.ndarray:
     if getattr(memory_layout, "kind", None) != "memory":
         raise LayoutError(f"memory layout: {quote(memory_layout)} is not a memory (shared) layout")
     hw = memory_layout.hardware_dims(shape)
+    check_tabulated(math.prod(hw.values()), "memory layout", memory_layout, "offsets")
     if hw.get("block", 1) != 1:
         raise LayoutError(f"memory layout: {quote(memory_layout)} spans {hw['block']} blocks; analyse one block's layout")
     table = np.asarray(memory_layout.table(shape), dtype=np.int64).reshape(-1, len(shape))
@@ -121,6 +124,8 @@ def _strided_offsets(shape: tuple[int, ...], strides: Any) -> np.ndarray:
     strides_t = tuple(strides)
     if len(strides_t) != len(shape) or not all(isinstance(s, (int, np.integer)) and s >= 0 for s in strides_t):
         raise LayoutError(f"strides: expected {len(shape)} non-negative integers, got {quote(list(strides_t))}")
+    if sum((size - 1) * int(stride) for size, stride in zip(shape, strides_t)) >= 1 << 56:
+        raise LayoutError(f"strides: {quote(list(strides_t))} reach offsets of 2**56 elements or more")
     grids = np.indices(shape, dtype=np.int64).reshape(len(shape), -1)
     return (grids * np.asarray(strides_t, np.int64)[:, None]).sum(axis=0)
 

@@ -12,6 +12,7 @@ on row ``l // 8`` and column ``2 * (l % 8) + r``, so
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -25,14 +26,30 @@ from layoutkit.layouts.parse import ELEMENT_BITS
 #: axis order of every hardware map
 AXES = ("block", "warp", "lane", "register")
 
+#: widest element an integer ``dtype`` may name: one 16-byte (128-bit) vector access
+MAX_ELEMENT_BITS = 128
+
+#: most tensor elements, and most hardware slots of one layout, that the analysis and the
+#: planner tabulate (1024x1024 plans in about a second; one block's tile is far smaller)
+MAX_TABULATED = 1 << 20
+
+
+def check_tabulated(count: int, field: str, text: Any, what: str) -> None:
+    """LayoutError naming ``field`` and quoting ``text`` when ``count`` ``what`` (elements,
+    hardware slots) are more than :data:`MAX_TABULATED` -- before any table is built."""
+    if count > MAX_TABULATED:
+        raise LayoutError(f"{field}: {quote(text)} has {count} {what}; layoutkit tabulates at most "
+                          f"{MAX_TABULATED} (2**20) per layout, one block's tile")
+
 
 def element_bytes(dtype: Any) -> int:
     """Bytes one element occupies in memory: ``"f16"`` -> 2; an int is a bit width.
     Sub-byte types (``i1``, ``f4E2M1FN``) take one byte each."""
     if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
         bits = int(dtype)
-        if bits <= 0:
-            raise LayoutError(f"element type: bit width must be positive, got {quote(dtype)}")
+        if not 0 < bits <= MAX_ELEMENT_BITS:
+            raise LayoutError(f"element type: bit width must be 1 to {MAX_ELEMENT_BITS} (one 16-byte access), "
+                              f"got {quote(dtype)}")
     elif isinstance(dtype, str):
         name = dtype.strip()
         if name not in ELEMENT_BITS:
@@ -98,7 +115,9 @@ def hardware_map(layout: Any, shape: Any, field: str = "layout") -> HardwareMap:
         raise LayoutError(f"{field}: expected a layout, got {quote(repr(layout))}")
     if getattr(layout, "kind", "distributed") == "memory":
         raise LayoutError(f"{field}: {quote(layout)} is a memory layout, not a distributed layout")
+    check_tabulated(math.prod(tensor_shape), "shape", tensor_shape, "elements")
     hw = layout.hardware_dims(tensor_shape)
+    check_tabulated(math.prod(hw.values()), field, layout, "hardware slots")
     unknown = [name for name in hw if name not in DISTRIBUTED_DIMS]
     if unknown:
         raise LayoutError(

@@ -12,6 +12,7 @@ layout as layout text, and the cost table; ``--explain`` adds the steps.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +34,17 @@ def render_convert(
     **options: Any,
 ) -> str:
     """What ``layoutkit convert`` prints, as a string (the CLI's logic without I/O)."""
+    from layoutkit.analysis.hardware import check_tabulated
     from layoutkit.convert import plan_conversion
-    from layoutkit.layouts.parse import parse_layout, parse_tensor_type
+    from layoutkit.layouts.parse import parse_tensor_type
 
     if len(layouts) != 2:
         raise LayoutError(f"layout: give exactly two layouts, -l SRC -l DST (got {len(layouts)})")
     shape, element = parse_tensor_type(tensor_type)
+    check_tabulated(math.prod(shape), "tensor", tensor_type.strip(), "elements")
     options.setdefault("tensor_shape", shape)
     aliases = parse_aliases(input_text) if input_text is not None else {}
-    src = parse_layout(layouts[0], aliases=aliases, **options)
-    dst = parse_layout(layouts[1], aliases=aliases, **options)
+    src, dst = (_parse_side(field, text, aliases, options) for field, text in zip(("src", "dst"), layouts))
     plan = plan_conversion(src, dst, shape, element, scratch_bytes=scratch_bytes, force_shared=force_shared)
     if as_json:
         return json.dumps(plan.to_dict(steps=explain), indent=2) + "\n"
@@ -62,6 +64,16 @@ def render_convert(
         lines.append("")
         lines.append(plan.explain())
     return "\n".join(lines) + "\n"
+
+
+def _parse_side(field: str, text: str, aliases: dict[str, Any], options: dict[str, Any]) -> Any:
+    """``parse_layout`` with errors saying which of the two layouts is wrong (``src: ...``)."""
+    from layoutkit.layouts.parse import parse_layout
+
+    try:
+        return parse_layout(text, aliases=aliases, **options)
+    except LayoutError as err:
+        raise LayoutError(f"{field}: {err}") from None
 
 
 @click.command(name="convert")
@@ -85,6 +97,8 @@ def command(layouts: tuple[str, ...], tensor_type: str, input_file: str | None, 
             input_text = Path(input_file).read_text(encoding="utf-8")
         except OSError as err:
             raise LayoutError(f"input: cannot read {quote(input_file)}: {err.strerror or err}") from None
+        except UnicodeDecodeError:
+            raise LayoutError(f"input: {quote(input_file)} is not UTF-8 text") from None
     options: dict[str, Any] = {}
     if subgroup_size is not None:
         options["subgroup_size"] = subgroup_size

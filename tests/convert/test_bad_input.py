@@ -4,6 +4,9 @@ and the CLI prints what the plan says."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -144,3 +147,77 @@ def test_cli_reads_aliases_from_a_file(capsys, tmp_path):
     code, out, err = run(capsys, "convert", "-i", str(tmp_path / "missing.ttgir"), "-l", "#blocked", "-l", "#blocked",
                          "-t", "tensor<64x64xf32>")
     assert code == 2 and err.startswith("error: input: cannot read")
+
+
+# -- hostile input: quick, one line naming the field and quoting the text ---------------------
+
+def test_huge_tensor_is_a_quick_clear_error():
+    start = time.perf_counter()
+    with pytest.raises(LayoutError, match=r"shape: '\(1048576, 1048576\)' has 1099511627776 elements"):
+        plan_conversion(parse_layout(BLOCKED), parse_layout(TRANSPOSED), (1 << 20, 1 << 20), "f16")
+    assert time.perf_counter() - start < 2
+
+
+def test_layout_with_too_many_hardware_slots_is_refused_before_tabulating():
+    # 2**21 registers all holding element (0, 0) or (0, 1) of a 1x2 tensor
+    wide = LinearLayout({"register": [[0, 1]] + [[0, 0]] * 20, "lane": [], "warp": []}, {"dim0": 1, "dim1": 2})
+    narrow = LinearLayout({"register": [[0, 1]], "lane": [], "warp": []}, {"dim0": 1, "dim1": 2})
+    with pytest.raises(LayoutError, match=r"(?s)src: .* has 2097152 hardware slots"):
+        plan_conversion(wide, narrow, (1, 2), "f32")
+
+
+@pytest.mark.parametrize("bits", [256, 1 << 70, -8])
+def test_element_bit_widths_beyond_one_vector_access(bits):
+    with pytest.raises(LayoutError, match=f"element type: bit width must be 1 to 128.*'{bits}'"):
+        plan_conversion(parse_layout(BLOCKED), parse_layout(TRANSPOSED), (64, 64), bits)
+
+
+HOSTILE = [
+    (("-l", BLOCKED, "-l", BLOCKED, "-t", "tensor<1048576x1048576xf16>"),
+     "tensor: 'tensor<1048576x1048576xf16>' has 1099511627776 elements"),
+    (("-l", BLOCKED, "-l", BLOCKED, "-t", "tensor<" + "8x" * 40 + "f16>"), "tensor: 'tensor<8x8x8x"),
+    (("-l", "garbage", "-l", BLOCKED, "-t", "tensor<64x64xf16>"), "src: "),
+    (("-l", BLOCKED, "-l", "#ttg.blocked<{", "-t", "tensor<64x64xf16>"), "dst: "),
+    (("-l", BLOCKED, "-l", BLOCKED, "-t", "tensor<64x64xbogus>"), "'bogus'"),
+    (("-l", BLOCKED, "-l", BLOCKED, "-t", "garbage"), "tensor type: expected 'tensor<DxDx...xTYPE>', got 'garbage'"),
+    (("-l", BLOCKED, "-l", BLOCKED_8_WARPS, "-t", "tensor<64x64xf16>"), "hardware: the source layout has 4 warp(s)"),
+    (("-l", BLOCKED, "-l", SWIZZLED, "-t", "tensor<16x16xf16>"), "dst: '#ttg.swizzled_shared<"),
+    (("-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--scratch-bytes", "-5"),
+     "scratch_bytes: expected a positive integer, got '-5'"),
+    (("-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--scratch-bytes", "1e9"), "'1e9'"),
+    (("-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--scratch-bytes", "3"),
+     "scratch_bytes: 3 bytes cannot hold one"),
+]
+
+
+@pytest.mark.parametrize("args,needle", HOSTILE)
+def test_cli_hostile_input_is_one_error_line(capsys, args, needle):
+    start = time.perf_counter()
+    code, out, err = run(capsys, "convert", *args)
+    assert time.perf_counter() - start < 5
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and needle in err, err
+
+
+def test_cli_huge_scratch_budget_is_no_budget(capsys):
+    code, out, err = run(capsys, "convert", "-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>",
+                         "--scratch-bytes", str(10 ** 30))
+    assert code == 0, err
+    assert "repetitions           1" in out
+
+
+def test_cli_binary_input_file(capsys, tmp_path):
+    path = tmp_path / "kernel.bin"
+    path.write_bytes(b"\xd0\xff\x00#blocked")
+    code, out, err = run(capsys, "convert", "-i", str(path), "-l", "#blocked", "-l", "#blocked",
+                         "-t", "tensor<64x64xf32>")
+    assert code == 2 and err == f"error: input: '{path}' is not UTF-8 text\n"
+
+
+@pytest.mark.parametrize("args,needle", [HOSTILE[0], HOSTILE[2], HOSTILE[8]])
+def test_subprocess_shows_no_traceback(args, needle):
+    result = subprocess.run([sys.executable, "-m", "layoutkit", "convert", *args], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and needle in result.stderr
