@@ -224,9 +224,10 @@ _CACHE: dict[str, ctypes.CDLL] = {}
 
 
 def run_on_host(source: str, prelude: str, kernel: str, grid: tuple[int, ...], block: tuple[int, ...],
-                arrays: list[np.ndarray]) -> None:
+                arrays: list[np.ndarray], flags: tuple[str, ...] = ()) -> None:
     """Run ``kernel`` of the emitted ``source`` with ``arrays`` (one per memref argument, in
-    order; dynamic sizes are taken from their shapes), writing results into the arrays."""
+    order; dynamic sizes are taken from their shapes), writing results into the arrays.
+    ``flags`` go to g++ (e.g. ``-fsanitize=undefined``)."""
     assert prelude in source, "the emitted source should carry the prelude verbatim"
     params = _signature(source, kernel)
     call_args, values, holders, array_index, current = [], [], [], 0, None
@@ -246,7 +247,7 @@ def run_on_host(source: str, prelude: str, kernel: str, grid: tuple[int, ...], b
             call_args.append(f"*({c_type}*)args[{position}]")
     program = (HOST_PRELUDE + source.replace(prelude, "")
                + LAUNCHER.replace("KERNEL_CALL", f"{kernel}({', '.join(call_args)})"))
-    key = hashlib.sha256(program.encode()).hexdigest()
+    key = hashlib.sha256((program + " ".join(flags)).encode()).hexdigest()
     library = _CACHE.get(key)
     if library is None:
         directory = tempfile.mkdtemp(prefix="layoutkit-host-")
@@ -254,7 +255,7 @@ def run_on_host(source: str, prelude: str, kernel: str, grid: tuple[int, ...], b
         with open(cpp, "w") as handle:
             handle.write(program)
         done = subprocess.run(["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread",
-                               "-w", "-o", so, cpp], capture_output=True, text=True, check=False)
+                               "-w", *flags, "-o", so, cpp], capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stderr[:3000]
         library = _CACHE[key] = ctypes.CDLL(so)
     grid3 = tuple(grid) + (1,) * (3 - len(grid))

@@ -15,8 +15,11 @@ is linearized with the memref's strides. For ``%a : memref<64x32xf32>`` (strides
 A ``memref<32x33xf32, #gpu.address_space<workgroup>>`` allocation becomes
 ``__shared__ float tile[32][33];`` and is indexed ``tile[i][j]``.
 
-Numbers: ``index`` is a 32-bit ``int`` (kernels address fewer than 2**31 elements); f16 and
-bf16 are kept as bits (see :mod:`layoutkit.backends.cuda.prelude`).
+Numbers: ``index`` is a 32-bit ``int`` (kernels address fewer than 2**31 elements, so index
+arithmetic stays signed and readable: ``i * 32 + j``); ``iN`` add, sub, mul and shl wrap around
+as arith says, through the unsigned type (``(int)((unsigned)a + (unsigned)b)``: C++ signed
+overflow is undefined); unsigned ops (``divui``, ``cmpi ult``, ...) go through the unsigned
+type too. f16 and bf16 are kept as bits (see :mod:`layoutkit.backends.cuda.prelude`).
 """
 
 from __future__ import annotations
@@ -513,6 +516,9 @@ class _FunctionEmitter:
         if name in binary:
             if t0.bits == 1 and name in ("arith.andi", "arith.ori", "arith.xori"):
                 return f"{_paren(args[0])} {binary[name].replace('^', '!=')} {_paren(args[1])}"
+            if t0.kind == "int" and (name == "arith.shli" or t0.bits >= 32 and name in _WRAPPING):
+                # arith wraps around; C++ signed overflow (and << of a negative) is undefined
+                return _cast(t0.c, f"{u(0)} {binary[name]} {u(1)}")
             return f"{_paren(args[0])} {binary[name]} {_paren(args[1])}"
         if name in ("arith.divui", "arith.remui", "arith.shrui"):
             symbol = {"arith.divui": "/", "arith.remui": "%", "arith.shrui": ">>"}[name]
@@ -594,6 +600,9 @@ class _FunctionEmitter:
                 raise self.error(op, "not supported by the CUDA backend")
             return expr if op.name == "math.absi" else down(expr)
         raise self.error(op, "not supported by the CUDA backend")
+
+
+_WRAPPING = ("arith.addi", "arith.subi", "arith.muli")
 
 
 def _cast(c_type_name: str, expr: str) -> str:
