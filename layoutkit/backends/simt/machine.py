@@ -115,7 +115,7 @@ class Machine:
         self._offsets: dict = {}
         self._steps: dict[Block, list] = {}
         self._static: dict[Operation, tuple] = kernel.__dict__.setdefault(_STATIC_ATTRIBUTE, {})
-        self._bases: dict[tuple[int, int], np.ndarray] = {}  # (id of a shared buffer, ndim)
+        self._bases: dict[tuple, np.ndarray] = {}  # (id of a shared buffer, vector shape)
         self._mma_a = None  # (A fragments, shape, their matrices): reused while A is
         self.handlers: dict[type, Callable] = self._handlers()
 
@@ -399,7 +399,12 @@ class Machine:
         if flat is None:  # rank 0
             flat = np.zeros(1, np.int64)
         if vshape:
-            flat = flat.reshape(flat.shape + (1,) * len(vshape)) + self._vector_offsets(buffer, vshape)
+            offsets = self._vector_offsets(buffer, vshape, flat.shape[0])
+            if flat.shape[0] == 1:
+                flat = flat.reshape((1,) + (1,) * len(vshape)) + offsets
+            else:
+                # repeat + add on equal shapes: numpy's broadcast over a short inner axis is slow
+                flat = np.repeat(flat, offsets[0].size).reshape(offsets.shape) + offsets
         return flat
 
     def _check_bounds(self, op, buffer: Buffer, indices, vshape, mask) -> None:
@@ -418,16 +423,16 @@ class Machine:
             self.fail(op, f"{what} out of bounds for {buffer.space} memref "
                           f"'{buffer.name}' of shape {shape}", t)
 
-    def _vector_offsets(self, buffer: Buffer, vshape: tuple[int, ...]) -> np.ndarray:
-        """Offsets (1, *vshape) of a vector's elements from its first one in ``buffer``."""
-        key = (buffer.strides, vshape)
+    def _vector_offsets(self, buffer: Buffer, vshape: tuple[int, ...], rows: int) -> np.ndarray:
+        """Offsets (rows, *vshape) of a vector's elements from its first one in ``buffer``."""
+        key = (buffer.strides, vshape, rows)
         cached = self._offsets.get(key)
         if cached is None:
             offsets = np.zeros((), np.int64)
             strides = buffer.strides[len(buffer.shape) - len(vshape):]
             for n, stride in zip(vshape, strides):
                 offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * stride)
-            cached = self._offsets[key] = offsets[None]
+            cached = self._offsets[key] = np.ascontiguousarray(np.broadcast_to(offsets, (rows, *vshape)))
         return cached
 
     def _active_ids(self, mask: np.ndarray) -> np.ndarray | None:
@@ -456,12 +461,13 @@ class Machine:
         if buffer.space == "private":
             # private data is (elements, threads): a thread-uniform index reads one row
             if flat.shape[0] == 1:
-                self.env[result] = _threads_first(buffer.data[flat[0]]).copy()
+                rows = buffer.data[flat[0]]  # a vector index copies; a scalar one is a view
+                self.env[result] = _threads_first(rows) if vshape else rows.copy()
             else:
                 threads = np.arange(self.chunk.threads).reshape((-1,) + (1,) * (flat.ndim - 1))
                 self.env[result] = buffer.data[flat, threads]
             return
-        loc = self._shared_base(buffer, flat.ndim) + flat
+        loc = self._shared_base(buffer, flat.shape[1:]) + flat
         self.env[result] = buffer.data.reshape(-1)[loc]
         if self.stats.banks is not None:
             full_flat = _full(flat, self.chunk.threads)
@@ -498,7 +504,7 @@ class Machine:
             columns = np.arange(threads)[sel].reshape((-1,) + (1,) * (flat.ndim - 1))
             buffer.data[flat, columns] = value
             return
-        loc = self._shared_base(buffer, flat.ndim)[sel] + flat
+        loc = self._shared_base(buffer, flat.shape[1:])[sel] + flat
         if buffer.races is not None:
             self._check_race(op, buffer, ids, loc, "store")
         buffer.data.reshape(-1)[loc] = value
@@ -522,12 +528,14 @@ class Machine:
         counts[0] += wavefronts
         counts[1] += ideal
 
-    def _shared_base(self, buffer: Buffer, ndim: int) -> np.ndarray:
-        """Offset of each thread's block copy in ``buffer.data``, shaped (threads, 1, ...)."""
-        key = (id(buffer), ndim)
+    def _shared_base(self, buffer: Buffer, vshape: tuple[int, ...]) -> np.ndarray:
+        """Offset of each thread's block copy in ``buffer.data``, shaped (threads, *vshape)."""
+        key = (id(buffer), vshape)
         base = self._bases.get(key)
         if base is None:
-            base = self._bases[key] = (self.chunk.block_local * buffer.size).reshape((-1,) + (1,) * (ndim - 1))
+            size = int(np.prod(vshape, dtype=np.int64))
+            base = np.repeat(self.chunk.block_local * buffer.size, size)
+            base = self._bases[key] = base.reshape((self.chunk.threads, *vshape))
         return base
 
     def _check_race(self, op, buffer: Buffer, ids, loc, kind: str) -> None:
@@ -625,7 +633,7 @@ class Machine:
             return buffer.data, flat
         if buffer.space == "private":
             return buffer.data, (flat, np.arange(threads).reshape((-1,) + (1,) * (flat.ndim - 1)))
-        return buffer.data.reshape(-1), self._shared_base(buffer, flat.ndim) + flat
+        return buffer.data.reshape(-1), self._shared_base(buffer, flat.shape[1:]) + flat
 
     def transfer_read(self, op, mask) -> None:
         buffer: Buffer = self.env[op.source]

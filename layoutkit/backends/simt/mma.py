@@ -102,6 +102,6 @@ def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int]
     """
     if a_matrices is None:
         a_matrices = gather_matrices(a, shape, "a")
-    d = np.matmul(a_matrices, gather_matrices(b, shape, "b"))
-    d += gather_matrices(c, shape, "c")
-    return scatter_matrices(d, shape)
+    product = np.matmul(a_matrices, gather_matrices(b, shape, "b"))
+    # C and D share the fragment layout: add C lane by lane instead of gathering it
+    return scatter_matrices(product, shape) + c.astype(np.float32, copy=False)
