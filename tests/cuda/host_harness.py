@@ -63,6 +63,7 @@ T host_shuffle(HostShuffle kind, T value, int b, int width) {
   uint64_t bits = 0; std::memcpy(&bits, &value, sizeof(T));
   w.slots[lane] = bits;
   w.barrier->arrive_and_wait();
+  b &= 31;  // PTX reads the lane or offset operand modulo 32 (bval[4:0] = b[4:0])
   int segmask = 32 - width, min_lane = lane & segmask, max_lane = min_lane | (31 & ~segmask);
   int j = lane; bool ok;
   switch (kind) {

@@ -581,3 +581,70 @@ def test_integer_arithmetic_wraps_without_undefined_behaviour(host, tmp_path, el
     for lane in range(32):
         a, b = int(x[lane]), int(y[lane])
         assert [int(v) for v in out[lane]] == [wrap(a + b), wrap(a - b), wrap(a * b), wrap(a << 7)]
+
+
+# (mode, width, offset): an int offset is a constant, None reads this lane's offset from %offs
+SHUFFLES = [("idx", 16, 20), ("idx", 32, 40), ("idx", 8, 3), ("idx", 16, None), ("idx", 32, None),
+            ("xor", 16, 16), ("xor", 8, None), ("xor", 32, 4), ("up", 16, 5), ("up", 8, None),
+            ("down", 16, 12), ("down", 32, 33), ("down", 16, None), ("up", 32, -1)]
+
+
+def _shuffle_module() -> str:
+    lines = ["      %t = gpu.thread_id x",
+             "      %v = memref.load %values[%t] : memref<64xi32>",
+             "      %o = memref.load %offs[%t] : memref<64xi32>",
+             "      %yes = arith.constant 1 : i32",
+             "      %no = arith.constant 0 : i32"]
+    for n, (mode, width, offset) in enumerate(SHUFFLES):
+        if offset is not None:
+            lines.append(f"      %o{n} = arith.constant {offset} : i32")
+        lines.append(f"      %w{n} = arith.constant {width} : i32")
+        lines.append(f"      %r{n}, %ok{n} = gpu.shuffle {mode} %v, {'%o' if offset is None else f'%o{n}'}, %w{n} : i32")
+        lines.append(f"      %f{n} = arith.select %ok{n}, %yes, %no : i32")
+        lines.append(f"      %k{n} = arith.constant {n} : index")
+        lines.append(f"      memref.store %r{n}, %out[%t, %k{n}] : memref<64x{len(SHUFFLES)}xi32>")
+        lines.append(f"      memref.store %f{n}, %valid[%t, %k{n}] : memref<64x{len(SHUFFLES)}xi32>")
+    body = "\n".join(lines)
+    return (f"module {{\n  gpu.module @m {{\n    gpu.func @shuffles(%values: memref<64xi32>, %offs: memref<64xi32>, "
+            f"%out: memref<64x{len(SHUFFLES)}xi32>, %valid: memref<64x{len(SHUFFLES)}xi32>) kernel {{\n"
+            f"{body}\n      gpu.return\n    }}\n  }}\n}}")
+
+
+def test_shuffles_out_of_range_keep_their_own_value(host, cuda_compiler):
+    """gpu.shuffle's source lane outside [0, width) of the lane's segment gives valid = false
+    and (as in the simulator) the lane's own value -- where PTX would wrap an idx offset to
+    offset % width, or read offsets modulo 32. Checked against a per-lane formula of the IR
+    semantics and against the simulator; constant in-range shuffles stay one shfl of their mode."""
+    from layoutkit import simulate
+    from layoutkit.backends.cuda import compile_cuda
+
+    text = _shuffle_module()
+    source = emit_cuda(parse_module(text))
+    kernel = source.split("end of prelude")[1]
+    assert "__shfl_xor_sync(0xffffffffu, v, 4)" in kernel  # in range: PTX's own xor
+    assert "__shfl_sync(0xffffffffu, v, 3, 8)" in kernel  # in-range idx, width 8
+    assert "__shfl_sync(0xffffffffu, v, 20, 16)" not in kernel  # would read lane 4
+    compile_cuda(source, "sm_80")
+    values = (np.arange(64) * 10 + 7).astype(np.int32)
+    offsets = np.random.default_rng(14).integers(-3, 40, 64).astype(np.int32)
+    results = {}
+    for where in ("host", "simulator"):
+        out, valid = np.zeros((64, len(SHUFFLES)), np.int32), np.zeros((64, len(SHUFFLES)), np.int32)
+        if where == "host":
+            host.run_on_host(source, PRELUDE, "shuffles", (1,), (64,), [values, offsets, out, valid])
+        else:
+            simulate(text, "shuffles", 1, 64, [values, offsets, out, valid])
+        results[where] = (out, valid)
+    for n, (mode, width, offset) in enumerate(SHUFFLES):
+        for thread in range(64):
+            lane = thread % 32
+            position = lane % width
+            o = int(offsets[thread]) if offset is None else offset
+            source_position = {"idx": o, "xor": position ^ o, "up": position - o, "down": position + o}[mode]
+            in_range = 0 <= source_position < width
+            expected = values[thread - position + source_position] if in_range else values[thread]
+            case = (mode, width, offset, thread)
+            assert results["host"][0][thread, n] == expected, case
+            assert results["host"][1][thread, n] == int(in_range), case
+    np.testing.assert_array_equal(results["host"][0], results["simulator"][0])
+    np.testing.assert_array_equal(results["host"][1], results["simulator"][1])

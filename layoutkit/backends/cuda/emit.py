@@ -1000,13 +1000,27 @@ def _shuffle_call(kind: str, value: str, t: Scalar, lane: str, width: str) -> st
     function = {"xor": "__shfl_xor_sync", "idx": "__shfl_sync", "up": "__shfl_up_sync",
                 "down": "__shfl_down_sync"}[kind]
     width_arg = "" if width in ("32", str(WARP_SIZE)) else f", {width}"
-    if t.bits in (1, 8, 16, 17) and not (t.kind == "index"):
+    if t.bits in (1, 8, 16, 17):
         call = f"{function}({FULL_MASK}, (unsigned){_paren(value)}, {lane}{width_arg})"
         return f"({t.c}){call}" if t.bits != 1 else f"bool({call})"
     return f"{function}({FULL_MASK}, {value}, {lane}{width_arg})"
 
 
 def _h_shuffle(self: _FunctionEmitter, op: Any) -> None:
+    """``gpu.shuffle``: lane k of a segment of ``width`` lanes reads lane ``k ^ offset``,
+    ``offset`` (idx), ``k - offset`` (up) or ``k + offset`` (down) of its segment; when that
+    is outside ``[0, width)``, ``valid`` is false and (as in the simulator) k keeps its own value.
+
+    PTX's ``shfl.sync`` agrees only while the offset is in range: it wraps an idx offset to
+    ``offset % width`` and reads offsets modulo 32. So a constant in-range offset with a
+    power-of-two width is one ``__shfl_xor_sync(mask, x, 16)``; anything else computes the
+    source lane and reads it with one ``__shfl_sync``, its own lane when out of range::
+
+        const int y_position = int(lane_id()) % 16;
+        const int y_source = o;
+        const bool ok = y_source >= 0 && y_source < 16;
+        const float y = __shfl_sync(0xffffffffu, x, ok ? int(lane_id()) - y_position + y_source : int(lane_id()));
+    """
     mode = _enum_text(_prop(op, "mode"))
     if mode not in ("xor", "idx", "up", "down"):
         raise self.error(op, f"unknown shuffle mode {quote(mode)}")
@@ -1014,14 +1028,43 @@ def _h_shuffle(self: _FunctionEmitter, op: Any) -> None:
     vtype = value_type(op.operands[0].type)
     if isinstance(vtype, VectorT):
         raise self.error(op, "shuffles of vectors are not supported; shuffle each element")
-    self.define(op.results[0], _shuffle_call(mode, value, vtype, offset, width))
-    if len(op.results) > 1 and _has_uses(op.results[1]):
-        # the source lane relative to this lane's segment of `width` lanes, as the simulator
-        position = "int(lane_id())" if width == "32" else f"int(lane_id()) % {_paren(width)}"
-        source = {"xor": f"({position} ^ {_paren(offset)})", "idx": _paren(offset),
-                  "up": f"({position} - {_paren(offset)})", "down": f"({position} + {_paren(offset)})"}[mode]
-        in_range = f"{source} < {_paren(width)}"
-        self.define(op.results[1], f"{source} >= 0 && {in_range}" if mode in ("up", "idx") else in_range)
+    wants_valid = len(op.results) > 1 and _has_uses(op.results[1])
+    if _shuffle_stays_in_range(mode, offset, width):
+        self.define(op.results[0], _shuffle_call(mode, value, vtype, offset, width))
+        if wants_valid:  # always true for xor and idx here; up and down check their end
+            position = "int(lane_id())" if width == "32" else f"int(lane_id()) % {width}"
+            self.define(op.results[1], {"xor": "true", "idx": "true",
+                                        "up": f"{position} >= {offset}",
+                                        "down": f"{position} + {offset} < {width}"}[mode])
+        return
+    result_name = self.name_of(op.results[0])
+    lane = "int(lane_id())"
+    position = self.fresh(f"{result_name}_position")
+    self.emit(f"const int {position} = {lane} % {_paren(width)};")
+    source = self.fresh(f"{result_name}_source")
+    offset_ = _paren(offset)
+    self.emit(f"const int {source} = " + {"xor": f"{position} ^ {offset_}", "idx": offset,
+                                          "up": f"{position} - {offset_}",
+                                          "down": f"{position} + {offset_}"}[mode] + ";")
+    valid = self.name_of(op.results[1], "valid") if wants_valid else self.fresh(f"{result_name}_valid")
+    self.emit(f"const bool {valid} = {source} >= 0 && {source} < {_paren(width)};")
+    if wants_valid:
+        self.exprs[op.results[1]] = valid
+    absolute = f"{valid} ? {lane} - {position} + {source} : {lane}"
+    self.emit(f"const {vtype.c} {result_name} = {_shuffle_call('idx', value, vtype, absolute, '32')};")
+    self.exprs[op.results[0]] = result_name
+
+
+def _shuffle_stays_in_range(mode: str, offset: str, width: str) -> bool:
+    """True when PTX's own shuffle of ``mode`` gives gpu.shuffle's result on every lane: a
+    constant power-of-two width and a constant offset below it (below 32 for up and down,
+    whose out-of-range lanes PTX also leaves with their own value)."""
+    if not (offset.isdigit() and width.isdigit()):
+        return False
+    w, o = int(width), int(offset)
+    if not (1 <= w <= WARP_SIZE and w & (w - 1) == 0):
+        return False
+    return o < (w if mode in ("xor", "idx") else WARP_SIZE)
 
 
 def _has_uses(value: Any) -> bool:
