@@ -34,7 +34,8 @@ thread and the **duplication factor** (how many hardware slots hold each tensor 
 come from the layout's table.
 
 Entry points: :func:`shared_wavefronts` and :func:`global_sectors` count one or many warp
-requests from raw byte addresses; :func:`vectorize` groups a thread's registers into vector
+requests from raw byte addresses (:func:`access_wavefronts` counts vector instructions with
+the same function, for the analysis, the scratch-layout search and a plan's cost alike); :func:`vectorize` groups a thread's registers into vector
 instructions; :func:`shared_access`, :func:`global_access`, :func:`registers_per_thread` and
 :func:`duplication_factor` answer the questions for a layout.
 """
@@ -44,6 +45,7 @@ from __future__ import annotations
 from layoutkit.analysis.access import (
     AccessReport,
     CoalescingReport,
+    access_wavefronts,
     duplication_factor,
     global_access,
     registers_per_thread,
@@ -58,14 +60,14 @@ from layoutkit.analysis.banks import (
     lanes_per_phase,
     shared_wavefronts,
 )
-from layoutkit.analysis.hardware import HardwareMap, element_bytes, hardware_map
+from layoutkit.analysis.hardware import HardwareMap, element_bytes, element_type, hardware_map
 from layoutkit.analysis.vectors import VectorAccess, vectorize
 
 __all__ = [
     "BANKS", "BANK_BYTES", "WAVEFRONT_BYTES", "SECTOR_BYTES",
     "shared_wavefronts", "global_sectors", "lanes_per_phase",
-    "HardwareMap", "hardware_map", "element_bytes",
+    "HardwareMap", "hardware_map", "element_bytes", "element_type",
     "VectorAccess", "vectorize",
-    "AccessReport", "CoalescingReport", "shared_access", "global_access",
+    "AccessReport", "CoalescingReport", "access_wavefronts", "shared_access", "global_access",
     "registers_per_thread", "duplication_factor",
 ]

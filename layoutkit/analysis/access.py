@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,6 +137,27 @@ def _check_vector(vector: int | None, elem_bytes: int) -> int | None:
     return vector
 
 
+def _layout_access(layout: Any, shape: Any, dtype: Any, offsets_of: Callable[[tuple[int, ...]], np.ndarray],
+                   vector: int | None, contiguous_registers: bool) -> tuple[HardwareMap, int, VectorAccess]:
+    """``(hardware map, bytes per element, vector instructions)`` of ``layout`` moving its
+    elements to or from memory whose element offsets ``offsets_of(shape)`` gives."""
+    tensor_shape = check_shape(shape)
+    elem_bytes = element_bytes(dtype)
+    hmap = layout if isinstance(layout, HardwareMap) else hardware_map(layout, tensor_shape)
+    offset_of = offsets_of(tensor_shape)
+    access = vectorize(offset_of[hmap.elements], max_vector_elements(elem_bytes), _check_vector(vector, elem_bytes),
+                       contiguous_registers)
+    return hmap, elem_bytes, access
+
+
+def access_wavefronts(access: Any, elem_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(wavefronts, lower_bound)`` of every warp request of vector instructions ``access``
+    (``offsets[..., lane, instruction]`` and ``vector``: a :class:`VectorAccess` or a plan's
+    shared store / load) -- the one bank count behind the analysis, the scratch-layout search
+    and a plan's cost."""
+    return shared_wavefronts(lane_addresses(access, elem_bytes), access.vector * elem_bytes)
+
+
 def shared_access(layout: Any, memory_layout: Any, shape: Any, dtype: Any, *,
                   vector: int | None = None, contiguous_registers: bool = True) -> AccessReport:
     """Bank behaviour of ``layout`` storing to / loading from ``memory_layout`` (a shared
@@ -143,13 +165,9 @@ def shared_access(layout: Any, memory_layout: Any, shape: Any, dtype: Any, *,
     addresses cost the same in this model. Vectors are runs of consecutive registers
     contiguous in memory; ``contiguous_registers=False`` lets any registers of a thread form
     a vector (as a conversion plan may)."""
-    tensor_shape = check_shape(shape)
-    elem_bytes = element_bytes(dtype)
-    hmap = layout if isinstance(layout, HardwareMap) else hardware_map(layout, tensor_shape)
-    offset_of = memory_offsets(memory_layout, tensor_shape)
-    access = vectorize(offset_of[hmap.elements], max_vector_elements(elem_bytes), _check_vector(vector, elem_bytes),
-                       contiguous_registers)
-    waves, lower = shared_wavefronts(lane_addresses(access, elem_bytes), access.vector * elem_bytes)
+    hmap, elem_bytes, access = _layout_access(layout, shape, dtype, lambda s: memory_offsets(memory_layout, s),
+                                              vector, contiguous_registers)
+    waves, lower = access_wavefronts(access, elem_bytes)
     return AccessReport(
         vector=access.vector, vector_bytes=access.vector * elem_bytes,
         instructions=access.instructions, wavefronts=int(waves.sum()), lower_bound=int(lower.sum()),
@@ -161,12 +179,8 @@ def global_access(layout: Any, shape: Any, dtype: Any, *, strides: Any = None,
     """Coalescing of ``layout`` reading a global tensor (row-major, or with ``strides`` in
     elements): 32-byte sectors per warp request against the minimum. Vectors as in
     :func:`shared_access`."""
-    tensor_shape = check_shape(shape)
-    elem_bytes = element_bytes(dtype)
-    hmap = layout if isinstance(layout, HardwareMap) else hardware_map(layout, tensor_shape)
-    offset_of = _strided_offsets(tensor_shape, strides)
-    access = vectorize(offset_of[hmap.elements], max_vector_elements(elem_bytes), _check_vector(vector, elem_bytes),
-                       contiguous_registers)
+    _, elem_bytes, access = _layout_access(layout, shape, dtype, lambda s: _strided_offsets(s, strides),
+                                           vector, contiguous_registers)
     sectors, minimum = global_sectors(lane_addresses(access, elem_bytes), access.vector * elem_bytes)
     return CoalescingReport(
         vector=access.vector, vector_bytes=access.vector * elem_bytes, instructions=access.instructions,

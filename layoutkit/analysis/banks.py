@@ -23,6 +23,15 @@ WAVEFRONT_BYTES = BANKS * BANK_BYTES  # 128
 SECTOR_BYTES = 32
 
 
+def first_of_runs(ordered: np.ndarray) -> np.ndarray:
+    """Mask of the first entry of every run of equal values along the last axis of sorted
+    rows; negative entries (inactive lanes, padding) are never counted. Its row sums are the
+    distinct values: ``[-1, 3, 3, 7]`` -> ``[False, True, False, True]``."""
+    first = ordered >= 0
+    first[..., 1:] &= ordered[..., 1:] != ordered[..., :-1]
+    return first
+
+
 def _check_access_bytes(access_bytes: int) -> int:
     if not isinstance(access_bytes, (int, np.integer)) or access_bytes <= 0 or access_bytes & (access_bytes - 1):
         raise LayoutError(f"access_bytes: expected a power of two, got {quote(access_bytes)}")
@@ -66,11 +75,9 @@ def shared_wavefronts(addresses, access_bytes: int) -> tuple[np.ndarray, np.ndar
     words, _ = _phase_words(addresses, access_bytes)
     lead_shape = words.shape[:-2]
     flat = np.sort(words.reshape(-1, words.shape[-1]), axis=-1)  # (instruction*phase, words)
-    valid = flat >= 0
-    distinct = valid.copy()
-    distinct[:, 1:] &= flat[:, 1:] != flat[:, :-1]
+    distinct = first_of_runs(flat)
     rows = np.broadcast_to(np.arange(flat.shape[0])[:, None], flat.shape)
-    banks = np.where(valid, flat % BANKS, 0)
+    banks = np.where(flat >= 0, flat % BANKS, 0)
     per_bank = np.zeros((flat.shape[0], BANKS), np.int64)
     np.add.at(per_bank, (rows[distinct], banks[distinct]), 1)
     wavefronts = per_bank.max(axis=1)
@@ -86,14 +93,8 @@ def global_sectors(addresses, access_bytes: int) -> tuple[np.ndarray, np.ndarray
     addresses = np.asarray(addresses, dtype=np.int64)
     flat = addresses.reshape(-1, addresses.shape[-1])
     units = np.sort(np.where(flat >= 0, flat // access_bytes, -1), axis=-1)
-    valid = units >= 0
-    distinct = valid.copy()
-    distinct[:, 1:] &= units[:, 1:] != units[:, :-1]
-    sector_of = np.where(valid, units * access_bytes // SECTOR_BYTES, -1)
-    sector_sorted = np.sort(sector_of, axis=-1)
-    new_sector = sector_sorted >= 0
-    new_sector[:, 1:] &= sector_sorted[:, 1:] != sector_sorted[:, :-1]
-    sectors = new_sector.sum(axis=1)
-    minimum = -(-(distinct.sum(axis=1) * access_bytes) // SECTOR_BYTES)
+    sector_of = np.where(units >= 0, units * access_bytes // SECTOR_BYTES, -1)
+    sectors = first_of_runs(np.sort(sector_of, axis=-1)).sum(axis=1)
+    minimum = -(-(first_of_runs(units).sum(axis=1) * access_bytes) // SECTOR_BYTES)
     shape = addresses.shape[:-1]
     return sectors.reshape(shape), minimum.reshape(shape)

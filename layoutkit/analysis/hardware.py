@@ -21,7 +21,7 @@ import numpy as np
 
 from layoutkit.core.protocol import DISTRIBUTED_DIMS, check_shape
 from layoutkit.errors import LayoutError, quote
-from layoutkit.layouts.parse import ELEMENT_BITS
+from layoutkit.layouts.parse import element_bits
 
 #: axis order of every hardware map
 AXES = ("block", "warp", "lane", "register")
@@ -42,22 +42,25 @@ def check_tabulated(count: int, field: str, text: Any, what: str) -> None:
                           f"{MAX_TABULATED} (2**20) per layout, one block's tile")
 
 
-def element_bytes(dtype: Any) -> int:
-    """Bytes one element occupies in memory: ``"f16"`` -> 2; an int is a bit width.
-    Sub-byte types (``i1``, ``f4E2M1FN``) take one byte each."""
+def element_type(dtype: Any) -> tuple[str, int]:
+    """``(name, bits)`` of an element type: ``"f16"`` -> ``("f16", 16)``; an int is a bit
+    width, named ``i<bits>`` (at most :data:`MAX_ELEMENT_BITS`)."""
     if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
         bits = int(dtype)
         if not 0 < bits <= MAX_ELEMENT_BITS:
             raise LayoutError(f"element type: bit width must be 1 to {MAX_ELEMENT_BITS} (one 16-byte access), "
                               f"got {quote(dtype)}")
-    elif isinstance(dtype, str):
+        return f"i{bits}", bits
+    if isinstance(dtype, str):
         name = dtype.strip()
-        if name not in ELEMENT_BITS:
-            raise LayoutError(f"element type: unknown {quote(dtype)} (known: {', '.join(ELEMENT_BITS)})")
-        bits = ELEMENT_BITS[name]
-    else:
-        raise LayoutError(f"element type: expected a name like 'f16', got {quote(repr(dtype))}")
-    return max(1, -(-bits // 8))
+        return name, element_bits(name)
+    raise LayoutError(f"element type: expected a name like 'f16', got {quote(repr(dtype))}")
+
+
+def element_bytes(dtype: Any) -> int:
+    """Bytes one element occupies in memory: ``"f16"`` -> 2; an int is a bit width.
+    Sub-byte types (``i1``, ``f4E2M1FN``) take one byte each."""
+    return max(1, -(-element_type(dtype)[1] // 8))
 
 
 @dataclass(frozen=True, eq=False)

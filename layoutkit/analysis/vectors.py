@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from layoutkit.analysis.banks import first_of_runs
 from layoutkit.errors import LayoutError, quote
 
 _BIG = np.iinfo(np.int64).max
@@ -54,10 +55,9 @@ class VectorAccess:
 def _compact_distinct(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each row's distinct values sorted, padded with a sentinel; and their counts."""
     ordered = np.sort(offsets, axis=1)
-    dup = np.zeros(ordered.shape, bool)
-    dup[:, 1:] = ordered[:, 1:] == ordered[:, :-1]
-    compact = np.sort(np.where(dup, _BIG, ordered), axis=1)
-    return compact, (~dup).sum(axis=1)
+    first = first_of_runs(ordered)  # offsets are non-negative
+    compact = np.sort(np.where(first, ordered, _BIG), axis=1)
+    return compact, first.sum(axis=1)
 
 
 def _feasible(compact: np.ndarray, counts: np.ndarray, vector: int) -> bool:
@@ -132,8 +132,7 @@ def vectorize(offsets, max_vector: int = 1, vector: int | None = None,
     reg = np.arange(regs)
     order = np.argsort(chunk * regs + reg[None, :], axis=1, kind="stable")
     sorted_chunk = np.take_along_axis(chunk, order, axis=1)
-    first = np.ones(order.shape, bool)
-    first[:, 1:] = sorted_chunk[:, 1:] != sorted_chunk[:, :-1]
+    first = first_of_runs(sorted_chunk)
     rows = np.arange(threads)[:, None]
     is_rep = np.zeros((threads, regs), bool)
     is_rep[np.broadcast_to(rows, order.shape)[first], order[first]] = True

@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from layoutkit.analysis.access import lane_addresses
-from layoutkit.analysis.banks import shared_wavefronts
+from layoutkit.analysis.access import access_wavefronts
 from layoutkit.errors import LayoutError, quote
 
 KINDS = ("no-op", "registers", "shuffle", "shared")
@@ -270,7 +269,7 @@ class ConversionPlan:
             counts[name] = counts.get(name, 0) + issued
             if not step.offsets.size:
                 continue
-            waves, lower = shared_wavefronts(lane_addresses(step, self.elem_bytes), step.vector * self.elem_bytes)
+            waves, lower = access_wavefronts(step, self.elem_bytes)
             if name == "st.shared":
                 store_waves += int(waves.sum())
                 store_lower += int(lower.sum())

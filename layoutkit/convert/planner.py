@@ -53,26 +53,16 @@ from typing import Any
 
 import numpy as np
 
-from layoutkit.analysis.hardware import HardwareMap, element_bytes, hardware_map
+from layoutkit.analysis.hardware import HardwareMap, element_bytes, element_type, hardware_map
 from layoutkit.analysis.vectors import VectorAccess
 from layoutkit.convert.plan import Barrier, ConversionPlan, SharedLoad, SharedStore
 from layoutkit.convert.scratch import Candidate, choose_scratch
 from layoutkit.convert.shuffle import locate, schedule_shuffles
 from layoutkit.core.protocol import check_shape
 from layoutkit.errors import LayoutError, quote
-from layoutkit.layouts.parse import ELEMENT_BITS
 
 #: issue slots one block-wide barrier is charged when comparing shuffles with shared memory
 BARRIER_SLOTS = 8
-
-
-def _dtype_name(dtype: Any) -> tuple[str, int]:
-    if isinstance(dtype, str):
-        name = dtype.strip()
-        element_bytes(name)  # validates
-        return name, ELEMENT_BITS[name]
-    element_bytes(dtype)  # validates a bit width
-    return f"i{int(dtype)}", int(dtype)
 
 
 def _check_pair(src: HardwareMap, dst: HardwareMap) -> None:
@@ -102,7 +92,7 @@ def plan_conversion(src: Any, dst: Any, shape: Any, dtype: Any, *, scratch_bytes
     memory per block (repetitions with barriers when the tile is larger); ``force_shared``
     takes the shared-memory path whatever the layouts."""
     tensor_shape = check_shape(shape)
-    dtype_name, bits = _dtype_name(dtype)
+    dtype_name, bits = element_type(dtype)
     elem_bytes = element_bytes(dtype)
     if scratch_bytes is not None and (isinstance(scratch_bytes, bool) or not isinstance(scratch_bytes, (int, np.integer))
                                       or scratch_bytes <= 0):

@@ -28,7 +28,7 @@ bit ``i`` holds a tensor direction ``S[i]``; the bits are, from the lowest:
 Layouts that are not linear (non-power-of-two shapes, tables) get a search over row-major
 orders with padding (``pad`` elements after every ``interval``). Every candidate is scored by
 simulating its stores and loads (:func:`~layoutkit.analysis.vectorize`,
-:func:`~layoutkit.analysis.shared_wavefronts`): fewest instructions first (widest vectors),
+:func:`~layoutkit.analysis.access.access_wavefronts`): fewest instructions first (widest vectors),
 then fewest bank-conflict wavefronts, then fewest wavefronts, then the smallest footprint.
 """
 
@@ -40,8 +40,8 @@ from functools import cached_property
 
 import numpy as np
 
-from layoutkit.analysis.access import lane_addresses, max_vector_elements
-from layoutkit.analysis.banks import WAVEFRONT_BYTES, lanes_per_phase, shared_wavefronts
+from layoutkit.analysis.access import access_wavefronts, max_vector_elements
+from layoutkit.analysis.banks import WAVEFRONT_BYTES, lanes_per_phase
 from layoutkit.analysis.vectors import VectorAccess, vectorize
 from layoutkit.core import gf2
 from layoutkit.errors import LayoutError
@@ -148,8 +148,7 @@ def evaluate(layout: ScratchLayout, src_elements: np.ndarray, dst_elements: np.n
     src_offsets, dst_offsets = layout.offsets[src_elements], layout.offsets[dst_elements]
     store = vectorize(src_offsets[:, warps], min(max_vec, store_max))
     load = vectorize(dst_offsets[:, warps], min(max_vec, load_max))
-    store_waves = shared_wavefronts(lane_addresses(store, elem_bytes), store.vector * elem_bytes)
-    load_waves = shared_wavefronts(lane_addresses(load, elem_bytes), load.vector * elem_bytes)
+    store_waves, load_waves = access_wavefronts(store, elem_bytes), access_wavefronts(load, elem_bytes)
     rep_span = repetition_span(layout.span, (store.vector, load.vector), elem_bytes, scratch_bytes)
     reps = -(-layout.span // rep_span)
     if reps == 1:

@@ -228,6 +228,11 @@ def test_global_access_with_strides():
     assert report.efficiency < 1.0
 
 
+def test_global_access_refuses_strides_beyond_2_to_the_56():
+    with pytest.raises(LayoutError, match=r"strides: '\[1, 72057594037927936\]' reach offsets of 2\*\*56"):
+        global_access(parse_layout(DISTRIBUTED[0][0]), (32, 64), "f32", strides=(1, 1 << 56))
+
+
 def test_registers_and_duplication():
     blocked = parse_layout(DISTRIBUTED[0][0])  # covers 16x32 per CTA tile
     threads, _ = threads_of(blocked, (8, 16))
