@@ -234,3 +234,17 @@ def test_bad_launch(grid, block):
     arrays = {n: np.zeros(4, np.float32) for n in "abc"}
     with pytest.raises(LayoutError):
         layoutkit.simulate(module, "vector_add", grid=grid, block=block, args=arrays)
+
+
+@pytest.mark.parametrize("width", [7, 64, 0])
+def test_shuffle_width_must_be_a_power_of_two_within_the_warp(width):
+    module = kernel_module(
+        "%x: memref<64xf32>",
+        f"""      %t = gpu.thread_id x
+      %v = memref.load %x[%t] : memref<64xf32>
+      %o = arith.constant 1 : i32
+      %w = arith.constant {width} : i32
+      %s, %ok = gpu.shuffle xor %v, %o, %w : f32""",
+    )
+    with pytest.raises(SimulationError, match=f"width {width} must be a power of two from 1 to 32"):
+        layoutkit.simulate(module, "k", grid=1, block=32, args={"x": np.zeros(64, np.float32)})

@@ -840,9 +840,11 @@ class Machine:
         offset = _full(self.value(op.offset).astype(np.int64), threads)
         width = _full(self.value(op.width).astype(np.int64), threads)
         ws = self.geometry.warp_size
-        if np.any(mask & ((width < 1) | (width > ws))):
-            t = int(np.flatnonzero(mask & ((width < 1) | (width > ws)))[0])
-            self.fail(op, f"width {int(width[t])} outside 1..{ws}", t)
+        bad_width = mask & ((width < 1) | (width > ws) | ((width & (width - 1)) != 0))
+        if bad_width.any():
+            t = int(np.flatnonzero(bad_width)[0])
+            self.fail(op, f"width {int(width[t])} must be a power of two from 1 to {ws}", t)
+        width = np.where(mask, width, ws)  # inactive lanes: any valid width
         lane = self.chunk.lane
         position = lane % width
         mode = op.mode.data
