@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from layoutkit.errors import LayoutError
+from layoutkit.errors import LayoutError, quote
 
 
 @click.command("emit-cuda")
@@ -33,16 +33,24 @@ def command(file: str, arch: str, do_compile: bool, compiler: str, no_prelude: b
     from layoutkit.ir import parse_module
 
     if arch not in SUPPORTED_ARCHES:
-        raise LayoutError(f"--arch: expected one of {', '.join(SUPPORTED_ARCHES)}, got '{arch}'")
-    with open(file, encoding="utf-8") as handle:
-        text = handle.read()
+        raise LayoutError(f"--arch: expected one of {', '.join(SUPPORTED_ARCHES)}, got {quote(arch)}")
+    try:
+        with open(file, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as err:
+        raise LayoutError(f"FILE: {quote(file)} is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise LayoutError(f"FILE: cannot read {quote(file)}: {err.strerror}") from None
     source = emit_cuda(parse_module(text))
     report = compile_cuda(source, arch, compiler=compiler).report() if do_compile else None
     if no_prelude:
         source = source.replace(PRELUDE, PRELUDE_LEFT_OUT)
     if output is not None:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(source)
+        try:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(source)
+        except OSError as err:
+            raise LayoutError(f"--output: cannot write {quote(output)}: {err.strerror}") from None
     else:
         click.echo(source, nl=False)
     if report is not None:

@@ -55,6 +55,20 @@ BAD_INPUTS = {
     "dynamic_shared.mlir": ("module {\n  gpu.module @m {\n    gpu.func @k(%n: index) kernel {\n"
                             "      %s = memref.alloc(%n) : memref<?xf32, #gpu.address_space<workgroup>>\n"
                             "      gpu.return\n    }\n  }\n}\n"),
+    "unsupported_argument_type.mlir": ("module {\n  gpu.module @m {\n    gpu.func @k(%x: memref<4xi4>) kernel {\n"
+                                       "      gpu.return\n    }\n  }\n}\n"),
+    "unsupported_value_type.mlir": ("module {\n  gpu.module @m {\n    gpu.func @k(%x: memref<4xf32>) kernel {\n"
+                                    "      %c0 = arith.constant 0 : index\n"
+                                    "      %v = memref.load %x[%c0] : memref<4xf32>\n"
+                                    "      %h = arith.truncf %v : f32 to f8E4M3FN\n"
+                                    "      gpu.return\n    }\n  }\n}\n"),
+    "truncated.mlir": "module {\n  gpu.module @m {\n    gpu.func @k(%x: memref<4xf32>) kernel {\n",
+}
+
+# what the error line must say for some of them: the place and the offending text
+BAD_INPUT_MESSAGES = {
+    "unsupported_argument_type.mlir": "error: line 3: kernel @k: gpu.func: argument %x: type: the CUDA backend has no C type for 'i4'",
+    "unsupported_value_type.mlir": "error: line 6: kernel @k: arith.truncf: type: the CUDA backend has no C type for 'f8E4M3FN'",
 }
 
 
@@ -65,6 +79,38 @@ def test_bad_input_is_one_error_line(capsys, tmp_path, name):
     status, out, err = run(capsys, "emit-cuda", str(path))
     assert status == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1, err
+    if name in BAD_INPUT_MESSAGES:
+        assert err.strip() == BAD_INPUT_MESSAGES[name]
+
+
+def test_unreadable_files_and_outputs_are_one_error_line(capsys, tmp_path):
+    binary = tmp_path / "binary.mlir"
+    binary.write_bytes(b"module {\xff\xfe}")
+    cases = {
+        (str(binary),): "error: FILE: '" + str(binary) + "' is not UTF-8 text (invalid start byte at byte 8)",
+        (str(tmp_path),): "is a directory",
+        (str(EXAMPLES / "vector_add.mlir"), "-o", str(tmp_path / "missing" / "out.cu")):
+            "error: --output: cannot write '" + str(tmp_path / "missing" / "out.cu") + "': No such file or directory",
+        (str(EXAMPLES / "vector_add.mlir"), "--arch", "sm_7"):
+            "error: --arch: expected one of sm_80, sm_86, sm_89, sm_90, got 'sm_7'",
+    }
+    for argv, message in cases.items():
+        status, out, err = run(capsys, "emit-cuda", *argv)
+        assert status == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: "), (argv, err)
+        assert message in err, (argv, err)
+
+
+def test_a_compiler_rejection_is_one_error_line(capsys, monkeypatch, cuda_compiler):
+    """Should the emitted source not compile, the compiler's first error is the error line
+    (with how many more there are); CudaCompileError.log keeps the whole log for Python users."""
+    import layoutkit.backends.cuda.emit as emit
+
+    broken = 'extern "C" __global__ void k(float* a) { a[0] = undefined_name; a[1] = other_name; }\n'
+    monkeypatch.setattr(emit, "emit_cuda", lambda module: broken)
+    status, out, err = run(capsys, "emit-cuda", str(EXAMPLES / "vector_add.mlir"), "--compile", "--arch", "sm_80")
+    assert status == 2 and err.count("\n") == 1, err
+    assert re.fullmatch(r'error: source: (nvrtc|nvcc) \(sm_80\) rejects it: kernel\.cu\(1\): error: '
+                        r'identifier "undefined_name" is undefined \(and 1 more error\)\n', err), err
 
 
 def test_bad_options_are_one_error_line(capsys, tmp_path):

@@ -104,6 +104,32 @@ def test_bad_arch_is_a_layout_error(arch):
         compile_cuda('extern "C" __global__ void k() {}', arch)
 
 
+@pytest.mark.parametrize("compiler", ["nvrtc", "nvcc"])
+def test_compile_error_is_one_line_with_the_first_error(compiler, cuda_compiler, nvcc_on_path):
+    from layoutkit.backends.cuda.compile import available_compilers
+
+    if compiler not in available_compilers():
+        pytest.skip(f"{compiler} is not installed here")
+    source = ('extern "C" __global__ void k(float* a) {\n  a[0] = first_missing;\n'
+              '  a[1] = second_missing;\n  a[2] = third_missing;\n}\n')
+    with pytest.raises(CudaCompileError) as caught:
+        compile_cuda(source, "sm_90", compiler=compiler)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message == ('source: ' + compiler + ' (sm_90) rejects it: kernel.cu(2): error: identifier '
+                       '"first_missing" is undefined (and 2 more errors)')
+    assert "third_missing" in caught.value.log
+
+
+@pytest.mark.parametrize(("options", "name", "field"), [
+    (("--bogus-option",), "kernel.cu", "rejects it"), ((3,), "kernel.cu", "options"),
+    ("-lineinfo", "kernel.cu", "options"), ((), 5, "name"), ((), " ", "name"),
+])
+def test_bad_options_and_names(options, name, field, cuda_compiler):
+    with pytest.raises(LayoutError, match=field):
+        compile_cuda('extern "C" __global__ void k() {}', "sm_80", options=options, name=name)
+
+
 def test_bad_compiler_and_empty_source():
     with pytest.raises(LayoutError, match="compiler"):
         compile_cuda('extern "C" __global__ void k() {}', compiler="clang")

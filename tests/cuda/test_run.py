@@ -25,11 +25,23 @@ HAS_GPU = gpu_available()
     (4, 256, [np.zeros(4, np.float32), np.zeros(4, np.float32), 3.0], "expected a numpy array"),
     (4, 256, [np.zeros((2, 2), np.float32)] * 3, "must have shape"),
     (4, 256, [np.zeros(4, np.float64)] * 3, "float elements"),
+    ("abc", 256, None, "grid"),
+    (1.5, 256, None, "grid"),
+    (True, 256, None, "grid"),
+    (4, [32, 0.5], None, "block"),
+    (4, 2**31, None, "block"),
+    (4, 256, "abc", "args: expected a list or a dict"),
+    (4, 256, 7, "args: expected a list or a dict"),
 ])
 def test_bad_arguments_are_layout_errors(grid, block, args, message):
-    arrays = args if args is not None else [np.zeros(4, np.float32)] * 3
+    arrays = args if args is not None or message.startswith("args") else [np.zeros(4, np.float32)] * 3
     with pytest.raises(LayoutError, match=message):
         run_cuda(VECTOR_ADD, "vector_add", grid, block, arrays)
+
+
+def test_kernel_must_be_a_name():
+    with pytest.raises(LayoutError, match="kernel: expected the kernel's name, got '5'"):
+        run_cuda(VECTOR_ADD, 5, 1, 32, [])
 
 
 def test_unknown_kernel():

@@ -185,6 +185,10 @@ def compile_cuda(source: str, arch: str = "sm_90", *, compiler: str = "auto",
         raise LayoutError(f"compiler: expected one of {', '.join(COMPILERS)}, got {quote(compiler)}")
     if not isinstance(source, str) or not source.strip():
         raise LayoutError(f"source: expected CUDA C++ text, got {quote(source)}")
+    if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+        raise LayoutError(f"options: expected a tuple of option strings, got {quote(options)}")
+    if not isinstance(name, str) or not name.strip():
+        raise LayoutError(f"name: expected a file name such as 'kernel.cu', got {quote(name)}")
     if compiler in ("auto", "nvrtc") and nvrtc_available():
         return _compile_nvrtc(source, arch, tuple(options), name)
     if compiler in ("auto", "nvcc") and nvcc_available():
@@ -196,11 +200,19 @@ def compile_cuda(source: str, arch: str = "sm_90", *, compiler: str = "auto",
     )
 
 
-def _first_error(log: str) -> str:
-    for line in log.splitlines():
-        if "error" in line:
-            return line.strip()
-    return log.strip().splitlines()[0] if log.strip() else "unknown error"
+def _compile_error(compiler: str, arch: str, log: str) -> CudaCompileError:
+    """One line for the compiler's rejection: its first error line, how many more there are;
+    the whole log stays on the exception's ``log``::
+
+        source: nvrtc (sm_90) rejects it: kernel.cu(3): error: identifier "x" is undefined (and 1 more error)
+    """
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if re.search(r"\b(error|fatal)\s*:", line)]
+    first = errors[0] if errors else (lines[0] if lines else "no message")
+    first = first.removeprefix(f"{compiler}: ")
+    more = len(errors) - 1
+    tail = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
+    return CudaCompileError(f"source: {compiler} ({arch}) rejects it: {first}{tail}", log)
 
 
 def _nvrtc_check(result: object, what: str) -> None:
@@ -224,7 +236,7 @@ def _compile_nvrtc(source: str, arch: str, options: tuple[str, ...], name: str) 
         _nvrtc_check(nvrtc.nvrtcGetProgramLog(program, buffer), "nvrtcGetProgramLog")
         log = buffer.rstrip(b"\x00 ").decode(errors="replace")
         if int(status) != 0:
-            raise CudaCompileError(f"nvrtc: {_first_error(log)}", log)
+            raise _compile_error("nvrtc", arch, log)
         err, size = nvrtc.nvrtcGetPTXSize(program)
         _nvrtc_check(err, "nvrtcGetPTXSize")
         ptx = b" " * size
@@ -240,11 +252,12 @@ def _compile_nvrtc(source: str, arch: str, options: tuple[str, ...], name: str) 
                              bytes(cubin), log, parse_ptxas_report(log))
 
 
-def _run(command: list[str], what: str) -> str:
+def _run(command: list[str], arch: str, directory: str) -> str:
+    """Run one compiler step; its log names files relative to ``directory`` (``kernel.cu(3)``)."""
     done = subprocess.run(command, capture_output=True, text=True, check=False)
-    log = done.stdout + done.stderr
+    log = (done.stdout + done.stderr).replace(directory + os.sep, "")
     if done.returncode != 0:
-        raise CudaCompileError(f"{what}: {_first_error(log)}", log)
+        raise _compile_error(command[0], arch, log)
     return log
 
 
@@ -256,8 +269,8 @@ def _compile_nvcc(source: str, arch: str, options: tuple[str, ...], name: str) -
         ptx_path, cubin_path = cu + ".ptx", cu + ".cubin"
         with open(cu, "w") as handle:
             handle.write(source)
-        log = _run(["nvcc", f"-arch={arch}", "-std=c++17", "-ptx", *options, "-o", ptx_path, cu], "nvcc")
-        log += _run(["ptxas", f"-arch={arch}", "-v", "-o", cubin_path, ptx_path], "ptxas")
+        log = _run(["nvcc", f"-arch={arch}", "-std=c++17", "-ptx", *options, "-o", ptx_path, cu], arch, tmp)
+        log += _run(["ptxas", f"-arch={arch}", "-v", "-o", cubin_path, ptx_path], arch, tmp)
         with open(ptx_path) as handle:
             ptx = handle.read()
         with open(cubin_path, "rb") as handle:

@@ -427,16 +427,18 @@ class _FunctionEmitter:
         params = []
         for arg in block.args:
             name = self.name_of(arg, "arg")
-            if type(arg.type).__name__ == "MemRefType":
-                info = memref_info(arg.type, f"kernel @{self.kernel_name}: argument %{arg.name_hint or name}",
-                                   size_prefix=name)
-                params.append(f"{info.element.c}* {name}")
-                params.extend(f"int {size}" for size in info.dynamic_sizes)
-                self.used_names.update(info.dynamic_sizes)
-                self.views[arg] = View(name, info, multi_dim=False)
-            else:
-                params.append(f"{c_type(arg.type)} {name}")
-                self.exprs[arg] = name
+            try:
+                if type(arg.type).__name__ == "MemRefType":
+                    info = memref_info(arg.type, "type", size_prefix=name)
+                    params.append(f"{info.element.c}* {name}")
+                    params.extend(f"int {size}" for size in info.dynamic_sizes)
+                    self.used_names.update(info.dynamic_sizes)
+                    self.views[arg] = View(name, info, multi_dim=False)
+                else:
+                    params.append(f"{c_type(arg.type)} {name}")
+                    self.exprs[arg] = name
+            except LayoutError as err:
+                raise self.error(self.func, f"argument %{arg.name_hint or name}: {err}") from None
         for op in block.ops:
             self.op(op)
         is_kernel = _is_kernel(self.func)
@@ -459,13 +461,15 @@ class _FunctionEmitter:
         if handler is None:
             dialect = op.name.split(".")[0]
             if dialect in ("arith", "math") and op.results:
-                self.elementwise(op)
-                return
-            raise self.error(op, "not supported by the CUDA backend")
+                handler = _FunctionEmitter.elementwise
+            else:
+                raise self.error(op, "not supported by the CUDA backend")
         try:
             handler(self, op)
-        except LayoutError:
-            raise
+        except LayoutError as err:
+            if str(err).startswith(("line ", "kernel @")):  # already says where
+                raise
+            raise self.error(op, str(err)) from None
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as err:
             raise self.error(op, f"cannot be emitted ({type(err).__name__}: {err})") from err
 

@@ -54,9 +54,13 @@ def _check(result: Any, what: str) -> Any:
 
 
 def _dims(value: int | Sequence[int], what: str) -> tuple[int, int, int]:
-    dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
-    if not 1 <= len(dims) <= 3 or any(int(d) < 1 for d in dims):
-        raise LayoutError(f"{what}: expected 1 to 3 positive sizes, got {quote(value)}")
+    """``4`` -> ``(4, 1, 1)``, ``(32, 8)`` -> ``(32, 8, 1)``; sizes are integers from 1 to 2**31 - 1."""
+    def is_size(d: Any) -> bool:
+        return isinstance(d, (int, np.integer)) and not isinstance(d, bool) and 1 <= d < 2**31
+
+    dims = (value,) if isinstance(value, (int, np.integer)) else value
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3 or not all(map(is_size, dims)):
+        raise LayoutError(f"{what}: expected 1 to 3 sizes from 1 to 2**31 - 1, got {quote(value)}")
     return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
 
 
@@ -129,8 +133,10 @@ def run_cuda(module_or_source: Any, kernel: str, grid: int | Sequence[int],
     ``__global__``); with CUDA source, ``args`` must be positional and arrays are passed as
     pointers, numpy scalars by value.
     """
-    from cuda.bindings import driver
-
+    if not isinstance(kernel, str):
+        raise LayoutError(f"kernel: expected the kernel's name, got {quote(kernel)}")
+    if not isinstance(args, (Sequence, Mapping)) or isinstance(args, str):
+        raise LayoutError(f"args: expected a list or a dict of the kernel's arguments, got {quote(args)}")
     grid3, block3 = _dims(grid, "grid"), _dims(block, "block")
     if isinstance(module_or_source, str) and "__global__" in module_or_source:
         source, params = module_or_source, None
@@ -151,6 +157,8 @@ def run_cuda(module_or_source: Any, kernel: str, grid: int | Sequence[int],
 
     if not gpu_available():
         raise LayoutError("run_cuda: no CUDA GPU is available on this machine (use layoutkit.simulate)")
+    from cuda.bindings import driver  # importable: gpu_available() just used it
+
     device = _check(driver.cuDeviceGet(0), "cuDeviceGet")
     major = _check(driver.cuDeviceGetAttribute(
         driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "attribute")
