@@ -118,3 +118,21 @@ def test_simulate_accepts_text_and_positional_args():
     c = np.zeros(8, np.float32)
     layoutkit.simulate(text, "vector_add", grid=1, block=8, args=[a, a, c])
     assert np.array_equal(c, 2 * a)
+
+
+def test_values_are_freed_after_their_last_use():
+    """The entry block's values (and everything inside a finished loop) leave the
+    environment once no later op needs them, so big launches keep few arrays alive."""
+    from layoutkit.backends.simt.launch import Chunk, Geometry, bind_arguments
+    from layoutkit.backends.simt.machine import Machine, Stats
+    from layoutkit.ir import find_kernel
+
+    kernel = find_kernel(module("matmul_mma"), "matmul")
+    a = np.ones((128, 64), np.float16)
+    b = np.ones((64, 128), np.float16)
+    c = np.zeros((128, 128), np.float32)
+    geometry = Geometry((1, 1, 1), (128, 1, 1))
+    machine = Machine(kernel, Chunk(geometry, 0, 1), bind_arguments(kernel, [a, b, c]), Stats())
+    machine.run()
+    assert np.all(c == 64)
+    assert machine.env == {}

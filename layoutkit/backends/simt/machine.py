@@ -99,6 +99,34 @@ def _expand(cond: np.ndarray, ndim: int) -> np.ndarray:
     return cond.reshape(cond.shape + (1,) * (ndim - cond.ndim))
 
 
+def _releases(entry: Block) -> list[list[SSAValue]]:
+    """For each op of the kernel's entry block, the values no later op needs once it ran:
+    entry-block values whose last use (anywhere inside) is under that op, and every value
+    defined inside the op's regions. Keeps the live set small on big launches."""
+    ops = list(entry.ops)
+    position = {op: i for i, op in enumerate(ops)}
+
+    def top(op: Operation) -> int:
+        while op.parent_op() is not None and op not in position:
+            op = op.parent_op()
+        return position.get(op, len(ops) - 1)
+
+    last: dict[SSAValue, int] = {}
+    defined = list(entry.args) + [r for op in ops for r in op.results]
+    for value in defined:
+        last[value] = max((top(use.operation) for use in value.uses), default=0)
+    releases: list[list[SSAValue]] = [[] for _ in ops]
+    for value, i in last.items():
+        releases[i].append(value)
+    for i, op in enumerate(ops):
+        for region in op.regions:
+            for inner in region.walk():
+                releases[i].extend(inner.results)
+            for block in region.blocks:
+                releases[i].extend(block.args)
+    return releases
+
+
 class Machine:
     """Runs one kernel over one chunk of blocks."""
 
@@ -129,8 +157,27 @@ class Machine:
 
     # ----------------------------------------------------------------- execution
     def run(self) -> None:
+        """Run the kernel's body op by op, freeing each value after its last use there."""
+        entry = self.kernel.body.blocks[0]
+        steps = self._steps.get(entry)
+        if steps is None:
+            steps = self._steps[entry] = self._plan(entry)
+        releases = self._static.get(entry)
+        if releases is None:
+            releases = self._static[entry] = _releases(entry)
+        mask = self.chunk.valid.copy()
+        count = int(mask.sum())
+        self.full = count == self.chunk.threads
+        env = self.env
         with np.errstate(all="ignore"):
-            self.run_block(self.kernel.body.blocks[0], self.chunk.valid.copy())
+            for (handler, op), dead in zip(steps, releases):
+                self.stats.ops += 1
+                self.stats.thread_instructions += count
+                if handler is None:
+                    break
+                handler(op, mask)
+                for value in dead:
+                    env.pop(value, None)
 
     def run_block(self, block: Block, mask: np.ndarray) -> list | None:
         """Run ``block``'s ops under ``mask``; return the operands of its terminator, if any."""
