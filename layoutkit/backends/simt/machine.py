@@ -119,11 +119,12 @@ def _releases(entry: Block) -> list[list[SSAValue]]:
     for value, i in last.items():
         releases[i].append(value)
     for i, op in enumerate(ops):
-        for region in op.regions:
-            for inner in region.walk():
+        for inner in op.walk():  # op itself first, then everything nested in it
+            if inner is not op:
                 releases[i].extend(inner.results)
-            for block in region.blocks:
-                releases[i].extend(block.args)
+            for region in inner.regions:
+                for block in region.blocks:
+                    releases[i].extend(block.args)
     return releases
 
 
