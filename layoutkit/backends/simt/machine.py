@@ -112,9 +112,10 @@ def _releases(entry: Block) -> list[list[SSAValue]]:
         return position.get(op, len(ops) - 1)
 
     last: dict[SSAValue, int] = {}
-    defined = list(entry.args) + [r for op in ops for r in op.results]
-    for value in defined:
-        last[value] = max((top(use.operation) for use in value.uses), default=0)
+    defined = [(value, 0) for value in entry.args]
+    defined += [(r, i) for i, op in enumerate(ops) for r in op.results]
+    for value, born in defined:
+        last[value] = max((top(use.operation) for use in value.uses), default=born)
     releases: list[list[SSAValue]] = [[] for _ in ops]
     for value, i in last.items():
         releases[i].append(value)
