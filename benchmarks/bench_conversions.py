@@ -59,27 +59,29 @@ AMD_ROW = blocked([1, 8], [8, 8], [4, 1], [1, 0])           # 64-lane waves
 REDUCE_PARENT = blocked([1, 4], [4, 8], [4, 1], [1, 0])
 
 
-def nested(**kw):
-    return NestedLayout(**kw)
+def wave64(**tiles):
+    """A nested layout on 4 subgroups of 64 lanes (AMD waves) over a 2-d tile."""
+    return NestedLayout(outer_tile=tiles.pop("outer_tile", [1, 1]), subgroup_size=64, num_subgroups=4, **tiles)
 
 
-# IREE's MFMA 16x16x16 f16 fragments on a 2x2 subgroup grid of a 64x64 tile (64-lane waves)
-MFMA_A = nested(subgroup_tile=[2, 2], batch_tile=[2, 1], outer_tile=[1, 1], thread_tile=[16, 4],
-                element_tile=[1, 4], subgroup_strides=[2, 1], thread_strides=[1, 16], subgroup_size=64, num_subgroups=4)
-MFMA_ACC = nested(subgroup_tile=[2, 2], batch_tile=[2, 1], outer_tile=[1, 1], thread_tile=[4, 16],
-                  element_tile=[4, 1], subgroup_strides=[2, 1], thread_strides=[16, 1], subgroup_size=64, num_subgroups=4)
-ACC_BATCH = nested(subgroup_tile=[2, 2], batch_tile=[2, 2], outer_tile=[1, 1], thread_tile=[4, 16],
-                   element_tile=[4, 1], subgroup_strides=[2, 1], thread_strides=[16, 1], subgroup_size=64, num_subgroups=4)
-ACC_OUTER = nested(subgroup_tile=[2, 2], batch_tile=[1, 2], outer_tile=[2, 1], thread_tile=[4, 16],
-                   element_tile=[4, 1], subgroup_strides=[2, 1], thread_strides=[16, 1], subgroup_size=64, num_subgroups=4)
-MFMA_A_T = nested(subgroup_tile=[2, 2], batch_tile=[2, 1], outer_tile=[1, 1], thread_tile=[16, 4],
-                  element_tile=[1, 4], subgroup_strides=[1, 2], thread_strides=[4, 1], subgroup_size=64, num_subgroups=4)
-NESTED_READ = nested(subgroup_tile=[4, 1], batch_tile=[1, 1], outer_tile=[1, 1], thread_tile=[8, 8],
-                     element_tile=[2, 4], subgroup_strides=[1, 0], thread_strides=[8, 1], subgroup_size=64, num_subgroups=4)
-NESTED_ODD_A = nested(subgroup_tile=[2, 1], batch_tile=[3, 1], outer_tile=[1, 1], thread_tile=[4, 8],
-                      element_tile=[2, 5], subgroup_strides=[1, 0], thread_strides=[8, 1], subgroup_size=32, num_subgroups=2)
-NESTED_ODD_B = nested(subgroup_tile=[1, 2], batch_tile=[1, 1], outer_tile=[3, 1], thread_tile=[8, 4],
-                      element_tile=[2, 5], subgroup_strides=[0, 1], thread_strides=[1, 8], subgroup_size=32, num_subgroups=2)
+# IREE's MFMA 16x16x16 f16 fragments on a 2x2 subgroup grid of a 64x64 tile
+A_FRAGMENT = dict(subgroup_tile=[2, 2], thread_tile=[16, 4], element_tile=[1, 4])
+ACC_FRAGMENT = dict(subgroup_tile=[2, 2], thread_tile=[4, 16], element_tile=[4, 1], subgroup_strides=[2, 1],
+                    thread_strides=[16, 1])
+MFMA_A = wave64(batch_tile=[2, 1], subgroup_strides=[2, 1], thread_strides=[1, 16], **A_FRAGMENT)
+MFMA_A_T = wave64(batch_tile=[2, 1], subgroup_strides=[1, 2], thread_strides=[4, 1], **A_FRAGMENT)
+MFMA_ACC = wave64(batch_tile=[2, 1], **ACC_FRAGMENT)
+ACC_BATCH = wave64(batch_tile=[2, 2], **ACC_FRAGMENT)
+ACC_OUTER = wave64(batch_tile=[1, 2], outer_tile=[2, 1], **ACC_FRAGMENT)
+NESTED_READ = wave64(subgroup_tile=[4, 1], batch_tile=[1, 1], thread_tile=[8, 8], element_tile=[2, 4],
+                     subgroup_strides=[1, 0], thread_strides=[8, 1])
+# a 48x40 tile on 2 subgroups of 32 lanes: batch / outer tiles of 3 and element tiles of 5
+NESTED_ODD_A = NestedLayout(subgroup_tile=[2, 1], batch_tile=[3, 1], outer_tile=[1, 1], thread_tile=[4, 8],
+                            element_tile=[2, 5], subgroup_strides=[1, 0], thread_strides=[8, 1],
+                            subgroup_size=32, num_subgroups=2)
+NESTED_ODD_B = NestedLayout(subgroup_tile=[1, 2], batch_tile=[1, 1], outer_tile=[3, 1], thread_tile=[8, 4],
+                            element_tile=[2, 5], subgroup_strides=[0, 1], thread_strides=[1, 8],
+                            subgroup_size=32, num_subgroups=2)
 
 PAIRS = [
     ("blocked -> mma2 dot A fp16", ROW_F16, dot(0, MMA2, 2), (128, 64), "f16", None),

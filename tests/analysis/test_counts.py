@@ -284,16 +284,12 @@ def test_benchmark_transpose_7815_wavefronts_by_hand():
     cost = plan.cost
     for layout, kind, vector in ((src, "st.shared", cost.store_vector), (dst, "ld.shared", cost.load_vector)):
         step = next(s for s in plan.steps if s.kind == kind)
-        hw = layout.hardware_dims(shape)
-        names = list(hw)  # the table's axes, in hardware_dims order
-        table = np.asarray(layout.table(shape)).reshape([hw[n] for n in names] + [2])
-        table = np.transpose(table, [names.index(n) for n in ("warp", "lane", "register")] + [names.index("block"), 4])
-        table = table[..., 0, :]
+        threads, hw = threads_of(layout, shape)
         waves = lower = 0
         for warp in range(hw["warp"]):
             lanes_vectors = []
             for lane in range(hw["lane"]):
-                offsets = sorted(int(offset_of[r * 128 + c]) for r, c in table[warp, lane])
+                offsets = sorted(int(offset_of[e]) for e in threads[(0, warp, lane)])
                 heads = offsets[::vector]
                 # every vector is `vector` consecutive, aligned scratch elements of this lane
                 assert all(offsets[k:k + vector] == list(range(h, h + vector)) and h % vector == 0

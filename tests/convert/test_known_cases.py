@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from convert_support import distribute
 
 from layoutkit import LinearLayout, parse_layout
 from layoutkit.convert import plan_conversion
@@ -19,11 +20,6 @@ MFMA = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 
 
 def dot(op_idx, k_width, parent=MMA):
     return parse_layout(f"#ttg.dot_op<{{opIdx = {op_idx}, parent = {parent}, kWidth = {k_width}}}>")
-
-
-def values_for(layout, shape, tensor):
-    table = layout.table(shape)  # (*hw, rank) in hardware_dims order
-    return tensor[tuple(np.moveaxis(table, -1, 0))]
 
 
 @pytest.mark.parametrize("text,shape", [
@@ -58,10 +54,8 @@ def test_blocked_layouts_differing_in_register_order_are_register_permutations()
     assert plan.kind == "registers"
     assert plan.cost.instructions == {}
     tensor = np.arange(np.prod(shape)).reshape(shape)
-    src, dst = values_for(a, shape, tensor), values_for(b, shape, tensor)
-    # layouts tabulate as [register, lane, warp, block]; the plan works on [block, warp, lane, register]
-    out = plan.apply(np.transpose(src, (3, 2, 1, 0)))
-    assert np.array_equal(out, np.transpose(dst, (3, 2, 1, 0)))
+    out = plan.apply(distribute(a, shape, tensor))
+    assert np.array_equal(out, distribute(b, shape, tensor))
 
 
 def test_linear_layout_with_permuted_register_bases_is_a_register_permutation():
@@ -90,8 +84,8 @@ def test_mma_accumulator_to_fp8_dot_operand_uses_shuffles(shape):
         lanes = np.arange(32)
         assert np.all(shuffle.source_lane // 4 == lanes // 4)
     tensor = np.random.default_rng(1).integers(0, 255, size=shape)
-    out = plan.apply(np.transpose(values_for(src, shape, tensor), (3, 2, 1, 0)))
-    assert np.array_equal(out, np.transpose(values_for(dst, shape, tensor), (3, 2, 1, 0)))
+    out = plan.apply(distribute(src, shape, tensor))
+    assert np.array_equal(out, distribute(dst, shape, tensor))
 
 
 def test_nested_layouts_differing_only_in_batch_and_outer_convert_in_registers():
@@ -163,8 +157,8 @@ def test_non_power_of_two_nested_pair_is_conflict_free_through_a_bank_coloured_t
                     offs = [int(o) for o in step.offsets[0, w, :, i] if o >= 0]
                     assert len({o % 32 for o in offs}) == len(set(offs))
     tensor = np.random.default_rng(3).integers(0, 1 << 20, size=shape)
-    out = plan.apply(np.transpose(values_for(a, shape, tensor)[..., None], (3, 2, 1, 0)))
-    assert np.array_equal(out, np.transpose(values_for(b, shape, tensor)[..., None], (3, 2, 1, 0)))
+    out = plan.apply(distribute(a, shape, tensor))
+    assert np.array_equal(out, distribute(b, shape, tensor))
 
 
 @pytest.mark.parametrize("cga", ["[[1, 0]]", "[[0, 1], [1, 0]]"])
@@ -180,8 +174,8 @@ def test_multi_block_layouts_convert_inside_each_block_with_a_scratch_per_block(
         assert plan.kind == "shared"
         assert plan.cost.scratch_bytes <= options.get("scratch_bytes", 64 * 64 * 2 // blocks)
         tensor = np.random.default_rng(5).integers(0, 1 << 20, size=shape)
-        out = plan.apply(np.transpose(values_for(a, shape, tensor), (3, 2, 1, 0)))
-        assert np.array_equal(out, np.transpose(values_for(b, shape, tensor), (3, 2, 1, 0)))
+        out = plan.apply(distribute(a, shape, tensor))
+        assert np.array_equal(out, distribute(b, shape, tensor))
         assert plan.cost.store_wavefronts == plan.cost.store_lower_bound
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from convert_support import distribute
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,17 +25,7 @@ from layoutkit.layouts.iree import NestedLayout
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-# -- the reference: read a tensor through a layout, independently of the planner ------------------
-
-def distribute(layout, shape, tensor):
-    """``values[block, warp, lane, register]`` = tensor element each hardware slot holds."""
-    hw = layout.hardware_dims(shape)
-    sizes = {name: hw.get(name, 1) for name in ("block", "warp", "lane", "register")}
-    grids = np.indices(tuple(sizes.values()))
-    coords = layout.apply(shape, **{name: grids[i] for i, name in enumerate(sizes) if name in hw})
-    index = tuple(np.broadcast_to(np.asarray(coords[f"dim{d}"]), grids.shape[1:]) for d in range(len(shape)))
-    return tensor[index]
-
+# -- the reference: convert_support.distribute reads a tensor through a layout's apply ---------
 
 def check_pair(src, dst, shape, dtype, rng, **options):
     tensor = rng.integers(0, 1 << 30, size=shape)

@@ -24,26 +24,13 @@ Where layoutkit deliberately differs:
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from convert_support import blocked, dot, slice_of, thread_elements
 
 from layoutkit import parse_layout
 from layoutkit.convert import plan_conversion
 
 KIND_ORDER = {"no-op": 0, "registers": 1, "shuffle": 2, "shared": 3}
-
-
-def blocked(spt, tpw, wpc, order):
-    return (f"#ttg.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, "
-            f"warpsPerCTA = {wpc}, order = {order}}}>")
-
-
-def dot(op, parent, k_width):
-    return f"#ttg.dot_op<{{opIdx = {op}, parent = {parent}, kWidth = {k_width}}}>"
-
-
-def slice_of(dim, parent):
-    return f"#ttg.slice<{{dim = {dim}, parent = {parent}}}>"
 
 
 MMA2 = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>"
@@ -109,19 +96,6 @@ def triton_kind(src, dst, shape):
     if set(left) <= {"register", "lane"}:
         return "shuffle", left
     return "shared", left
-
-
-def thread_elements(layout, shape):
-    """{(block, warp, lane): set of flat elements} straight from the layout's table."""
-    hw = layout.hardware_dims(shape)
-    table = np.asarray(layout.table(shape)).reshape([hw[n] for n in hw] + [len(shape)])
-    names = list(hw)
-    held: dict[tuple[int, int, int], set[int]] = {}
-    for index in np.ndindex(*table.shape[:-1]):
-        where = dict(zip(names, index))
-        key = (where.get("block", 0), where.get("warp", 0), where.get("lane", 0))
-        held.setdefault(key, set()).add(int(np.ravel_multi_index(tuple(table[index]), shape)))
-    return held
 
 
 def elements_received(src, dst, shape):
