@@ -281,3 +281,49 @@ def test_values_named_like_the_functions_they_call_compile(cuda_compiler):
                  "float_to_f16", "load_vector"):
         assert not re.search(rf"\b{name} =", kernel), name  # renamed, e.g. expf_
     compile_cuda(source, "sm_80")
+
+
+EXAMPLE_TEXTS = [p.read_text() for p in sorted((Path(__file__).resolve().parents[2] / "examples" / "kernels").glob("*.mlir"))]
+TYPE_TOKENS = ["f32", "f16", "bf16", "f64", "i1", "i4", "i8", "i32", "i64", "index", "f8E4M3FN",
+               "vector<4xf32>", "memref<4xf32>", "complex<f32>", "tensor<4xf32>"]
+
+
+def _mutate(text: str, data) -> str:
+    """One of: a type token swapped for another, a slice deleted, a slice duplicated."""
+    from hypothesis import strategies as st
+
+    kind = data.draw(st.sampled_from(["type", "delete", "duplicate"]))
+    if kind == "type":
+        spots = [m for m in re.finditer(r"\b(f32|f16|i32|index|xf32|xf16)\b", text)]
+        spot = data.draw(st.sampled_from(spots))
+        token = data.draw(st.sampled_from(TYPE_TOKENS))
+        replacement = ("x" + token) if spot.group(0).startswith("x") else token
+        return text[:spot.start()] + replacement + text[spot.end():]
+    start = data.draw(st.integers(0, len(text) - 1))
+    length = data.draw(st.integers(1, 40))
+    if kind == "delete":
+        return text[:start] + text[start + length:]
+    return text[:start] + text[start:start + length] * 2 + text[start:]
+
+
+def test_mutated_examples_emit_or_raise_a_layout_error():
+    """Fuzz: every mutation of an example kernel either emits CUDA or raises a LayoutError
+    (never another exception)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.sampled_from(EXAMPLE_TEXTS), st.data())
+    def check(text, data):
+        mutated = _mutate(text, data)
+        try:
+            module = parse_module(mutated)
+        except LayoutError:
+            return
+        try:
+            source = emit_cuda(module)
+        except LayoutError:
+            return
+        assert 'extern "C" __global__ void' in source
+
+    check()
