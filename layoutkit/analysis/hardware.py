@@ -73,36 +73,18 @@ class HardwareMap:
     def __post_init__(self) -> None:
         if self.elements.ndim != 4:
             raise LayoutError("hardware map: expected an array indexed [block, warp, lane, register]")
-        numel = int(np.prod(self.shape))
-        if self.elements.size and (self.elements.min() < 0 or self.elements.max() >= numel):
+        if self.elements.size and (self.elements.min() < 0 or self.elements.max() >= self.numel):
             raise LayoutError(f"layout: holds coordinates outside the tensor shape {quote(self.shape)}")
 
     @property
-    def blocks(self) -> int:
-        return self.elements.shape[0]
-
-    @property
-    def warps(self) -> int:
-        return self.elements.shape[1]
-
-    @property
-    def lanes(self) -> int:
-        return self.elements.shape[2]
-
-    @property
     def registers(self) -> int:
+        """Registers per thread (the last axis)."""
         return self.elements.shape[3]
 
     @property
     def numel(self) -> int:
-        return int(np.prod(self.shape))
-
-    @cached_property
-    def covers_tensor(self) -> bool:
-        """True when every tensor element is held somewhere."""
-        seen = np.zeros(self.numel, bool)
-        seen[self.elements.ravel()] = True
-        return bool(seen.all())
+        """Tensor elements."""
+        return math.prod(self.shape)
 
     @cached_property
     def duplication(self) -> float:

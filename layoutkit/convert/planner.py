@@ -71,7 +71,7 @@ def _check_pair(src: HardwareMap, dst: HardwareMap) -> None:
         if a != b:
             raise LayoutError(f"hardware: the source layout has {a} {name}(s) and the destination {b}; "
                               "a conversion keeps the same hardware")
-    blocks = src.blocks
+    blocks = src.elements.shape[0]
     if blocks > 1:
         in_block = locate(src.elements.reshape(blocks, -1), dst.elements.reshape(blocks, -1), src.numel)
         if (in_block < 0).any():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from convert_support import distribute
+from convert_support import blocked, distribute
 
 from layoutkit import LinearLayout, parse_layout
 from layoutkit.convert import plan_conversion
@@ -45,10 +45,8 @@ def test_nested_layout_to_itself_is_a_no_op():
 
 def test_blocked_layouts_differing_in_register_order_are_register_permutations():
     # one thread per row-pair: the order of a 2x2 per-thread tile only renumbers registers
-    a = parse_layout("#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [32, 1], "
-                     "warpsPerCTA = [4, 1], order = [1, 0]}>")
-    b = parse_layout("#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [32, 1], "
-                     "warpsPerCTA = [4, 1], order = [0, 1]}>")
+    a = parse_layout(blocked([2, 2], [32, 1], [4, 1], [1, 0]))
+    b = parse_layout(blocked([2, 2], [32, 1], [4, 1], [0, 1]))
     shape = (256, 4)
     plan = plan_conversion(a, b, shape, "f16")
     assert plan.kind == "registers"
@@ -59,12 +57,12 @@ def test_blocked_layouts_differing_in_register_order_are_register_permutations()
 
 
 def test_linear_layout_with_permuted_register_bases_is_a_register_permutation():
-    blocked = parse_layout(BLOCKED)
-    ll = blocked.to_linear_layout((64, 64))
+    layout = parse_layout(BLOCKED)
+    ll = layout.to_linear_layout((64, 64))
     bases = {name: [list(b) for b in ll.bases[name]] for name in ll.in_dim_names}
     bases["register"] = bases["register"][::-1]
     permuted = LinearLayout(bases, ll.out_dims)
-    assert plan_conversion(blocked, permuted, (64, 64), "f32").kind == "registers"
+    assert plan_conversion(layout, permuted, (64, 64), "f32").kind == "registers"
 
 
 def test_mma_accumulator_to_fp16_dot_operand_stays_in_registers():
