@@ -327,3 +327,32 @@ def test_mutated_examples_emit_or_raise_a_layout_error():
         assert 'extern "C" __global__ void' in source
 
     check()
+
+
+# registers per lane of each mma.sync fragment, from the PTX ISA's tables (A, B, C/D)
+MMA_REGISTERS = {16: (4, 2, 4), 8: (2, 1, 4)}
+
+
+@pytest.mark.parametrize("k", [16, 8])
+@pytest.mark.parametrize("element", ["f16", "bf16"])
+def test_every_mma_variant_has_the_isa_operands_and_compiles(k, element, cuda_compiler):
+    from layoutkit.backends.cuda.prelude import PRELUDE
+
+    instruction = f"mma.sync.aligned.m16n8k{k}.row.col.f32.{element}.{element}.f32"
+    asm = re.search(re.escape(instruction) + r" (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\});", PRELUDE)
+    assert asm, instruction
+    groups = [re.findall(r"%(\d+)", group) for group in asm.groups()]
+    a, b, c = MMA_REGISTERS[k]
+    assert [len(g) for g in groups] == [4, a, b, c]  # D, A, B, C
+    assert [int(n) for g in groups for n in g] == list(range(4 + a + b + c))
+    a_shape, b_shape = f"{a}x2x{element}", f"{b}x2x{element}"
+    body = f"""      %a = arith.constant dense<1.0> : vector<{a_shape}>
+      %b = arith.constant dense<2.0> : vector<{b_shape}>
+      %c = arith.constant dense<0.0> : vector<2x2xf32>
+      %d = nvgpu.mma.sync (%a, %b, %c) {{mmaShape = [16, 8, {k}]}} : (vector<{a_shape}>, vector<{b_shape}>, vector<2x2xf32>) -> vector<2x2xf32>
+      %t = gpu.thread_id x
+      %row = vector.extract %d[1] : vector<2xf32> from vector<2x2xf32>
+      vector.store %row, %x[%t] : memref<256xf32>, vector<2xf32>"""
+    source = emit_cuda(parse_module(_module(body)))
+    assert f"mma_m16n8k{k}_{element}(a, b, c)" in source
+    assert instruction in compile_cuda(source, "sm_80").ptx

@@ -8,6 +8,40 @@ bf16 values are kept as their 16 bits (``f16_t`` / ``bf16_t``) and converted wit
 
 from __future__ import annotations
 
+
+def _mma_function(k: int, element: str) -> str:
+    """The prelude function for ``mma.sync.aligned.m16n8k{k}.row.col.f32.{element}.{element}.f32``.
+
+    Per lane, A holds k / 2 16-bit values in k / 4 registers, B k / 4 values in k / 8 registers
+    (element 2r in the low half of register r), C and D 4 f32 values; the PTX operands are
+    numbered D, A, B, C: for k = 16, ``{%0..%3}, {%4..%7}, {%8, %9}, {%10..%13}``.
+    """
+    bits = "f16_t" if element == "f16" else "bf16_t"
+    a_registers, b_registers = k // 4, k // 8
+    first = {"a": 4, "b": 4 + a_registers, "c": 4 + a_registers + b_registers}
+    counts = {"a": a_registers, "b": b_registers, "c": 4}
+
+    def operands(name: str) -> str:
+        return "{" + ", ".join(f"%{first[name] + r}" for r in range(counts[name])) + "}"
+
+    def packed(name: str, registers: int) -> str:
+        return ", ".join(f'"r"(pack_16x2({name}[{2 * r}], {name}[{2 * r + 1}]))' for r in range(registers))
+
+    instruction = f"mma.sync.aligned.m16n8k{k}.row.col.f32.{element}.{element}.f32"
+    return (
+        f"__device__ __forceinline__ Vec<float, 4> mma_m16n8k{k}_{element}(\n"
+        f"    const Vec<{bits}, {2 * a_registers}>& a, const Vec<{bits}, {2 * b_registers}>& b, const Vec<float, 4>& c) {{\n"
+        "  Vec<float, 4> d;\n"
+        f'  asm volatile("{instruction} {{%0, %1, %2, %3}}, {operands("a")}, {operands("b")}, {operands("c")};"\n'
+        '               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])\n'
+        f"               : {packed('a', a_registers)},\n"
+        f"                 {packed('b', b_registers)},\n"
+        '                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));\n'
+        "  return d;\n"
+        "}\n"
+    )
+
+
 PRELUDE = r"""// ---- layoutkit CUDA prelude: 16-bit floats as bits, small vectors, warp helpers ----
 typedef unsigned short f16_t;   // IEEE binary16, as bits
 typedef unsigned short bf16_t;  // bfloat16, as bits
@@ -102,47 +136,7 @@ __device__ __forceinline__ void store_vector(T* address, const Vec<T, N>& v) {
 // D = A B + C by one warp (PTX mma.sync): per lane, A's fragment holds 2 * (m k / 64)
 // 16-bit values, two per 32-bit register, element 2r in the low half of register r; B likewise;
 // C and D hold 4 f32 values (rows group and group + 8, columns 2 * (lane % 4) + 0, 1).
-__device__ __forceinline__ Vec<float, 4> mma_m16n8k16_f16(
-    const Vec<f16_t, 8>& a, const Vec<f16_t, 4>& b, const Vec<float, 4>& c) {
-  Vec<float, 4> d;
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])), "r"(pack_16x2(a[4], a[5])), "r"(pack_16x2(a[6], a[7])),
-                 "r"(pack_16x2(b[0], b[1])), "r"(pack_16x2(b[2], b[3])),
-                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  return d;
-}
-__device__ __forceinline__ Vec<float, 4> mma_m16n8k16_bf16(
-    const Vec<bf16_t, 8>& a, const Vec<bf16_t, 4>& b, const Vec<float, 4>& c) {
-  Vec<float, 4> d;
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])), "r"(pack_16x2(a[4], a[5])), "r"(pack_16x2(a[6], a[7])),
-                 "r"(pack_16x2(b[0], b[1])), "r"(pack_16x2(b[2], b[3])),
-                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  return d;
-}
-__device__ __forceinline__ Vec<float, 4> mma_m16n8k8_f16(
-    const Vec<f16_t, 4>& a, const Vec<f16_t, 2>& b, const Vec<float, 4>& c) {
-  Vec<float, 4> d;
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])),
-                 "r"(pack_16x2(b[0], b[1])),
-                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  return d;
-}
-__device__ __forceinline__ Vec<float, 4> mma_m16n8k8_bf16(
-    const Vec<bf16_t, 4>& a, const Vec<bf16_t, 2>& b, const Vec<float, 4>& c) {
-  Vec<float, 4> d;
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(pack_16x2(a[0], a[1])), "r"(pack_16x2(a[2], a[3])),
-                 "r"(pack_16x2(b[0], b[1])),
-                 "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  return d;
-}
-
+""" + "".join(_mma_function(k, element) for k in (16, 8) for element in ("f16", "bf16")) + r"""
 __device__ __forceinline__ unsigned lane_id() {
   unsigned lane;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
