@@ -110,6 +110,12 @@ class Barrier:
         return f"rep {self.repetition}: bar.sync"
 
 
+def _distinct_words(offered: np.ndarray) -> int:
+    """The most distinct register tuples the lanes of one warp offer (``offered[b, w, l, :]``)."""
+    per_warp = offered.reshape(-1, *offered.shape[-2:])
+    return max(len(np.unique(warp, axis=0)) for warp in per_warp)
+
+
 def _short(values: Any, limit: int = 8) -> str:
     items = list(values)
     text = ", ".join(str(list(map(int, v)) if isinstance(v, (list, np.ndarray)) else int(v)) for v in items[:limit])
@@ -256,13 +262,8 @@ class ConversionPlan:
         barriers = [s for s in self.steps if isinstance(s, Barrier)]
         if shuffles:
             counts["shfl"] = sum(s.words for s in shuffles)
-            selects = 0
-            for s in shuffles:
-                # lanes offering different registers need selects: distinct words - 1 per warp
-                flat = s.offered.reshape(-1, s.offered.shape[-2], s.offered.shape[-1])
-                distinct = max(len({tuple(row) for row in warp}) for warp in flat)
-                selects += distinct - 1
-            counts["select"] = selects
+            # lanes offering different registers need selects: distinct words - 1 per warp
+            counts["select"] = sum(_distinct_words(s.offered) - 1 for s in shuffles)
         store_waves = store_lower = load_waves = load_lower = 0
         for step, name in [(s, "st.shared") for s in stores] + [(s, "ld.shared") for s in loads]:
             issued = int((step.offsets >= 0).sum(axis=-1).max()) if step.offsets.size else 0

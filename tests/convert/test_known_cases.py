@@ -84,6 +84,13 @@ def test_mma_accumulator_to_fp8_dot_operand_uses_shuffles(shape):
     tensor = np.random.default_rng(1).integers(0, 255, size=shape)
     out = plan.apply(distribute(src, shape, tensor))
     assert np.array_equal(out, distribute(dst, shape, tensor))
+    # cost: one shfl per round; selects = per round, distinct offered register tuples in a warp - 1
+    selects = 0
+    for shuffle in plan.steps:
+        per_warp = [{tuple(int(r) for r in shuffle.offered[0, w, lane]) for lane in range(32)}
+                    for w in range(shuffle.offered.shape[1])]
+        selects += max(len(words) for words in per_warp) - 1
+    assert plan.cost.instructions == {"shfl": len(plan.steps), "select": selects}
 
 
 def test_nested_layouts_differing_only_in_batch_and_outer_convert_in_registers():
