@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from layoutkit.backends.cuda import emit_cuda
+from layoutkit.backends.cuda import compile_cuda, emit_cuda
 from layoutkit.backends.cuda.prelude import PRELUDE
 from layoutkit.ir import parse_module
 
@@ -19,6 +19,12 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 
 def emitted(name: str) -> str:
     return emit_cuda(parse_module((EXAMPLES / f"{name}.mlir").read_text()))
+
+
+def _kernel(name: str, arguments: str, body: str) -> str:
+    """A gpu.module holding one kernel: ``body`` (indented lines) then gpu.return."""
+    return (f"module {{\n  gpu.module @m {{\n    gpu.func @{name}({arguments}) kernel {{\n{body}\n"
+            "      gpu.return\n    }\n  }\n}")
 
 
 def test_vector_add(host):
@@ -80,9 +86,7 @@ def test_matmul_with_mma(host):
 def test_f16_and_bf16_arithmetic_rounds_like_numpy(host):
     import ml_dtypes
 
-    text = """module {
-  gpu.module @m {
-    gpu.func @k(%x: memref<4096xf16>, %y: memref<4096xf16>, %h: memref<4096xf16>, %b: memref<4096xbf16>) kernel {
+    text = _kernel("k", "%x: memref<4096xf16>, %y: memref<4096xf16>, %h: memref<4096xf16>, %b: memref<4096xbf16>", """\
       %bid = gpu.block_id x
       %tid = gpu.thread_id x
       %c256 = arith.constant 256 : index
@@ -97,11 +101,7 @@ def test_f16_and_bf16_arithmetic_rounds_like_numpy(host):
       %vf = arith.extf %v : f16 to f32
       %q = arith.divf %uf, %vf : f32
       %qb = arith.truncf %q : f32 to bf16
-      memref.store %qb, %b[%i] : memref<4096xbf16>
-      gpu.return
-    }
-  }
-}"""
+      memref.store %qb, %b[%i] : memref<4096xbf16>""")
     rng = np.random.default_rng(7)
     x = (rng.standard_normal(4096) * 30).astype(np.float16)
     y = (rng.standard_normal(4096) * 30).astype(np.float16)
@@ -286,9 +286,7 @@ def test_while_loop_with_thread_dependent_trip_counts(host):
 def test_vector_accesses_of_every_width(host):
     # 3 x f32 (no wide type: element by element), a strided view (element by element with its
     # stride), and 16-byte accesses, all against numpy
-    text = """module {
-  gpu.module @m {
-    gpu.func @k(%x: memref<64x12xf32>, %y: memref<64x12xf32>, %z: memref<64x16xf16>, %w: memref<64x16xf16>) kernel {
+    text = _kernel("k", "%x: memref<64x12xf32>, %y: memref<64x12xf32>, %z: memref<64x16xf16>, %w: memref<64x16xf16>", """\
       %t = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %c3 = arith.constant 3 : index
@@ -305,11 +303,7 @@ def test_vector_accesses_of_every_width(host):
       %e = memref.load %col[%t, %c0] : memref<64x1xf32, strided<[12, 1], offset: 5>>
       %f = memref.load %row[%c0, %c3] : memref<1x12xf32, strided<[12, 1]>>
       %g = arith.addf %e, %f : f32
-      memref.store %g, %y[%t, %c8] : memref<64x12xf32>
-      gpu.return
-    }
-  }
-}"""
+      memref.store %g, %y[%t, %c8] : memref<64x12xf32>""")
     source = emit_cuda(parse_module(text))
     assert "load_vector<uint4, f16_t, 8>" in source and "load_vector<float" not in source
     rng = np.random.default_rng(9)
@@ -325,9 +319,7 @@ def test_vector_accesses_of_every_width(host):
 def test_two_dimensional_vector_accesses(host):
     # vector<2x3xf32> from rows t, t+1 of a 12-wide memref: not contiguous, element by element;
     # vector<2x4xf32> into a 2x4 private buffer: contiguous, two float4-sized halves of 32 bytes
-    text = """module {
-  gpu.module @m {
-    gpu.func @k(%x: memref<33x12xf32>, %y: memref<32x6xf32>) kernel {
+    text = _kernel("k", "%x: memref<33x12xf32>, %y: memref<32x6xf32>", """\
       %t = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
@@ -343,11 +335,7 @@ def test_two_dimensional_vector_accesses(host):
       %e = memref.load %buffer[%c1, %c3] : memref<2x4xf32>
       %s = vector.extract %top[2] : f32 from vector<3xf32>
       %f = arith.addf %e, %s : f32
-      memref.store %f, %y[%t, %c3] : memref<32x6xf32>
-      gpu.return
-    }
-  }
-}"""
+      memref.store %f, %y[%t, %c3] : memref<32x6xf32>""")
     source = emit_cuda(parse_module(text))
     rng = np.random.default_rng(10)
     x = rng.standard_normal((33, 12)).astype(np.float32)
@@ -372,18 +360,14 @@ def _unsigned_module(element: str) -> str:
     lines.append(f"      %m = arith.maxui %a, %big : {element}")  # a literal operand, as unsigned
     lines.append("      %k6 = arith.constant 6 : index")
     lines.append(f"      memref.store %m, %out[%t, %k6] : memref<32x8x{element}>")
-    body = "\n".join(lines)
-    return (f"module {{\n  gpu.module @m {{\n    gpu.func @unsigned_ops(%xs: memref<32x{element}>, "
-            f"%ys: memref<32x{element}>, %out: memref<32x8x{element}>) kernel {{\n{body}\n"
-            "      gpu.return\n    }\n  }\n}")
+    return _kernel("unsigned_ops", f"%xs: memref<32x{element}>, %ys: memref<32x{element}>, "
+                   f"%out: memref<32x8x{element}>", "\n".join(lines))
 
 
 @pytest.mark.parametrize(("element", "dtype"), [("i8", np.int8), ("i16", np.int16), ("i64", np.int64)])
 def test_unsigned_ops_on_every_integer_width(host, element, dtype, cuda_compiler):
     """Multi-word C types (signed char, long long) are cast C style -- ``long long(x)`` does not
     parse -- and the results are the unsigned ones, by Python integers."""
-    from layoutkit.backends.cuda import compile_cuda
-
     source = emit_cuda(parse_module(_unsigned_module(element)))
     assert not re.search(r"(?<![(\w])(signed char|long long|unsigned \w+)\(", source.split("end of prelude")[1])
     compile_cuda(source, "sm_80")
@@ -410,11 +394,7 @@ def test_unsigned_ops_on_every_integer_width(host, element, dtype, cuda_compiler
 def test_extreme_integer_constants(host, cuda_compiler):
     """The most negative i64 and i32 have no C literal of their own (9223372036854775808ll
     does not fit); they are written as an expression and arrive exactly."""
-    from layoutkit.backends.cuda import compile_cuda
-
-    text = """module {
-  gpu.module @m {
-    gpu.func @extremes(%wide: memref<2xi64>, %narrow: memref<2xi32>) kernel {
+    text = _kernel("extremes", "%wide: memref<2xi64>, %narrow: memref<2xi32>", """\
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %min64 = arith.constant -9223372036854775808 : i64
@@ -424,11 +404,7 @@ def test_extreme_integer_constants(host, cuda_compiler):
       memref.store %min64, %wide[%c0] : memref<2xi64>
       memref.store %max64, %wide[%c1] : memref<2xi64>
       memref.store %min32, %narrow[%c0] : memref<2xi32>
-      memref.store %max32, %narrow[%c1] : memref<2xi32>
-      gpu.return
-    }
-  }
-}"""
+      memref.store %max32, %narrow[%c1] : memref<2xi32>""")
     source = emit_cuda(parse_module(text))
     assert "9223372036854775808" not in source and "2147483648" not in source
     compile_cuda(source, "sm_80")
@@ -450,21 +426,13 @@ def _bf16_bits_rounded_once(value: float) -> int:
 def test_f64_to_16_bit_floats_round_once(host, cuda_compiler):
     """arith.truncf f64 -> f16/bf16 rounds once. Through f32 it would round twice: 1 + 2^-11 +
     2^-40 is above the f16 tie 1 + 2^-11, so it rounds up, but f32 drops the 2^-40 first."""
-    from layoutkit.backends.cuda import compile_cuda
-
-    text = """module {
-  gpu.module @m {
-    gpu.func @narrow(%x: memref<64xf64>, %h: memref<64xf16>, %b: memref<64xbf16>) kernel {
+    text = _kernel("narrow", "%x: memref<64xf64>, %h: memref<64xf16>, %b: memref<64xbf16>", """\
       %t = gpu.thread_id x
       %v = memref.load %x[%t] : memref<64xf64>
       %vh = arith.truncf %v : f64 to f16
       %vb = arith.truncf %v : f64 to bf16
       memref.store %vh, %h[%t] : memref<64xf16>
-      memref.store %vb, %b[%t] : memref<64xbf16>
-      gpu.return
-    }
-  }
-}"""
+      memref.store %vb, %b[%t] : memref<64xbf16>""")
     source = emit_cuda(parse_module(text))
     assert "double_to_f16(v)" in source and "double_to_bf16(v)" in source
     assert "float_to_f16((float)" not in source
@@ -482,11 +450,7 @@ def test_f64_to_16_bit_floats_round_once(host, cuda_compiler):
 
 def test_vector_bitcast_keeps_the_bytes(host, cuda_compiler):
     """vector.bitcast goes through bit_cast (memcpy), not a reinterpret_cast of the address."""
-    from layoutkit.backends.cuda import compile_cuda
-
-    text = """module {
-  gpu.module @m {
-    gpu.func @bits(%x: memref<64xf32>, %h: memref<64xf16>, %y: memref<64xi32>, %z: memref<32xi32>) kernel {
+    text = _kernel("bits", "%x: memref<64xf32>, %h: memref<64xf16>, %y: memref<64xi32>, %z: memref<32xi32>", """\
       %t = gpu.thread_id x
       %c2 = arith.constant 2 : index
       %c4 = arith.constant 4 : index
@@ -497,11 +461,7 @@ def test_vector_bitcast_keeps_the_bytes(host, cuda_compiler):
       %hv = vector.load %h[%i] : memref<64xf16>, vector<4xf16>
       %hb = vector.bitcast %hv : vector<4xf16> to vector<2xi32>
       %j = arith.muli %t, %c2 : index
-      vector.store %hb, %z[%j] : memref<32xi32>, vector<2xi32>
-      gpu.return
-    }
-  }
-}"""
+      vector.store %hb, %z[%j] : memref<32xi32>, vector<2xi32>""")
     source = emit_cuda(parse_module(text))
     assert "bit_cast<Vec<int, 4>>(v)" in source and "bit_cast<Vec<int, 2>>(hv)" in source
     assert "reinterpret_cast" not in source.split("end of prelude")[1]
@@ -515,29 +475,21 @@ def test_vector_bitcast_keeps_the_bytes(host, cuda_compiler):
     np.testing.assert_array_equal(z, (bits[0::2] | bits[1::2] << 16).astype(np.uint32).view(np.int32))
 
 
-WRAPPING_KERNEL = """module {
-  gpu.module @m {
-    gpu.func @wrapping(%x: memref<32xELEMENT>, %y: memref<32xELEMENT>, %out: memref<32x4xELEMENT>) kernel {
-      %t = gpu.thread_id x
-      %a = memref.load %x[%t] : memref<32xELEMENT>
-      %b = memref.load %y[%t] : memref<32xELEMENT>
-      %s = arith.constant 7 : ELEMENT
-      %sum = arith.addi %a, %b : ELEMENT
-      %difference = arith.subi %a, %b : ELEMENT
-      %product = arith.muli %a, %b : ELEMENT
-      %shifted = arith.shli %a, %s : ELEMENT
-      %k0 = arith.constant 0 : index
-      %k1 = arith.constant 1 : index
-      %k2 = arith.constant 2 : index
-      %k3 = arith.constant 3 : index
-      memref.store %sum, %out[%t, %k0] : memref<32x4xELEMENT>
-      memref.store %difference, %out[%t, %k1] : memref<32x4xELEMENT>
-      memref.store %product, %out[%t, %k2] : memref<32x4xELEMENT>
-      memref.store %shifted, %out[%t, %k3] : memref<32x4xELEMENT>
-      gpu.return
-    }
-  }
-}"""
+WRAPPING_OPS = ["addi", "subi", "muli", "shli"]
+
+
+def _wrapping_module(element: str) -> str:
+    lines = ["      %t = gpu.thread_id x",
+             f"      %a = memref.load %x[%t] : memref<32x{element}>",
+             f"      %b = memref.load %y[%t] : memref<32x{element}>",
+             f"      %seven = arith.constant 7 : {element}"]
+    for column, op in enumerate(WRAPPING_OPS):
+        operand = "%seven" if op == "shli" else "%b"
+        lines += [f"      %r{column} = arith.{op} %a, {operand} : {element}",
+                  f"      %k{column} = arith.constant {column} : index",
+                  f"      memref.store %r{column}, %out[%t, %k{column}] : memref<32x4x{element}>"]
+    return _kernel("wrapping", f"%x: memref<32x{element}>, %y: memref<32x{element}>, "
+                   f"%out: memref<32x4x{element}>", "\n".join(lines))
 
 _UNDER_SANITIZER = """
 import sys, numpy as np
@@ -560,7 +512,7 @@ def test_integer_arithmetic_wraps_without_undefined_behaviour(host, tmp_path, el
     import subprocess
     import sys
 
-    source = emit_cuda(parse_module(WRAPPING_KERNEL.replace("ELEMENT", element)))
+    source = emit_cuda(parse_module(_wrapping_module(element)))
     info, bits = np.iinfo(dtype), np.dtype(dtype).itemsize * 8
     x = np.array([info.max, info.min, -1, info.max // 2 + 1] * 8, dtype)
     y = np.array([1, 1, info.min, 3] * 8, dtype)
@@ -604,10 +556,9 @@ def _shuffle_module() -> str:
         lines.append(f"      %k{n} = arith.constant {n} : index")
         lines.append(f"      memref.store %r{n}, %out[%t, %k{n}] : memref<64x{len(SHUFFLES)}xi32>")
         lines.append(f"      memref.store %f{n}, %valid[%t, %k{n}] : memref<64x{len(SHUFFLES)}xi32>")
-    body = "\n".join(lines)
-    return (f"module {{\n  gpu.module @m {{\n    gpu.func @shuffles(%values: memref<64xi32>, %offs: memref<64xi32>, "
-            f"%out: memref<64x{len(SHUFFLES)}xi32>, %valid: memref<64x{len(SHUFFLES)}xi32>) kernel {{\n"
-            f"{body}\n      gpu.return\n    }}\n  }}\n}}")
+    columns = len(SHUFFLES)
+    return _kernel("shuffles", f"%values: memref<64xi32>, %offs: memref<64xi32>, "
+                   f"%out: memref<64x{columns}xi32>, %valid: memref<64x{columns}xi32>", "\n".join(lines))
 
 
 def test_shuffles_out_of_range_keep_their_own_value(host, cuda_compiler):
@@ -616,8 +567,6 @@ def test_shuffles_out_of_range_keep_their_own_value(host, cuda_compiler):
     offset % width, or read offsets modulo 32. Checked against a per-lane formula of the IR
     semantics and against the simulator; constant in-range shuffles stay one shfl of their mode."""
     from layoutkit import simulate
-    from layoutkit.backends.cuda import compile_cuda
-
     text = _shuffle_module()
     source = emit_cuda(parse_module(text))
     kernel = source.split("end of prelude")[1]
