@@ -597,3 +597,32 @@ def test_shuffles_out_of_range_keep_their_own_value(host, cuda_compiler):
             assert results["host"][1][thread, n] == int(in_range), case
     np.testing.assert_array_equal(results["host"][0], results["simulator"][0])
     np.testing.assert_array_equal(results["host"][1], results["simulator"][1])
+
+
+LITERALS = {  # values each type can hold (an f16 constant past 65504 is refused by the parser)
+    "f32": [0.1, 1e6, 1e30, 1e-45, 3.4028235e38, -0.0, 2.5, 1 + 2**-24 + 2**-40, -1e-3, 16777217.0],
+    "f16": [0.1, 1e-7, 65504.0, -0.0, 2.5, 1 + 2**-11 + 2**-40, 1 + 2**-11 - 2**-40, -1e-3, 1000.3],
+    "bf16": [0.1, 1e6, 1e30, -0.0, 2.5, 1 + 2**-8 + 2**-40, 1 + 2**-8 - 2**-40, -1e-3, 3e38],
+}
+
+
+def test_float_constants_arrive_rounded_once(host):
+    """arith.constant of every float type reaches memory as the value rounded once to the type
+    (f32 and f16: numpy, which rounds an f64 once; bf16: by hand from the f64 bits), and f32
+    literals are short (0.1f, not 0.10000000149011612f)."""
+    lines = ["      %t = gpu.thread_id x"]
+    for element, values in LITERALS.items():
+        for n, value in enumerate(values):
+            lines += [f"      %k_{element}_{n} = arith.constant {n} : index",
+                      f"      %{element}_{n} = arith.constant {value:.17e} : {element}",
+                      f"      memref.store %{element}_{n}, %{element}s[%k_{element}_{n}] : memref<{len(values)}x{element}>"]
+    text = _kernel("literals", ", ".join(f"%{element}s: memref<{len(values)}x{element}>"
+                                         for element, values in LITERALS.items()), "\n".join(lines))
+    source = emit_cuda(parse_module(text))
+    assert re.search(r"= 0\.1f;", source) and "= 1000000.0f;" in source
+    f32s = np.zeros(len(LITERALS["f32"]), np.float32)
+    f16s, bf16s = np.zeros(len(LITERALS["f16"]), np.uint16), np.zeros(len(LITERALS["bf16"]), np.uint16)
+    host.run_on_host(source, PRELUDE, "literals", (1,), (1,), [f32s, f16s, bf16s])
+    np.testing.assert_array_equal(f32s.view(np.uint32), np.array(LITERALS["f32"]).astype(np.float32).view(np.uint32))
+    np.testing.assert_array_equal(f16s, np.array(LITERALS["f16"]).astype(np.float16).view(np.uint16))
+    np.testing.assert_array_equal(bf16s, [_bf16_bits_rounded_once(v) for v in LITERALS["bf16"]])

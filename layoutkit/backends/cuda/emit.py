@@ -271,30 +271,49 @@ def _predicate(op: Any, table: list[str]) -> str:
 
 
 def _float_literal(value: float, element: Scalar) -> str:
+    """A C literal of ``value`` rounded once to the element type: ``0.1f`` (the shortest text
+    that reads back as the same f32), ``2.5``, ``f16_t(0x3e00) /* 1.5 */``, ``bf16_t(0x3fc0) /* 1.5 */``;
+    NaN and infinities by their bits."""
+    with np.errstate(over="ignore"):  # out of range is infinity, as in the IR
+        return _float_literal_text(float(value), element)
+
+
+def _float_literal_text(value: float, element: Scalar) -> str:
+    if element.bits == 16:
+        half = np.float16(value)  # numpy rounds an f64 to f16 once
+        return f"f16_t(0x{int(np.array(half).view(np.uint16)):04x}) /* {float(half)!r} */"
+    if element.bits == 17:
+        bits = _bf16_bits(value)
+        return f"bf16_t(0x{bits:04x}) /* {float(np.array(bits << 16, np.uint32).view(np.float32))!r} */"
     if element.bits == 64:
-        if math.isnan(value):
-            return "__longlong_as_double(0x7ff8000000000000ll)"
-        if math.isinf(value):
-            return f"{'-' if value < 0 else ''}__longlong_as_double(0x7ff0000000000000ll)"
-        return repr(float(value)) if ("." in repr(float(value)) or "e" in repr(float(value))) else repr(float(value)) + ".0"
-    if element.is_16bit_float:
-        if element.bits == 16:
-            bits = int(np.array(value, dtype=np.float16).view(np.uint16))
-            return f"f16_t(0x{bits:04x}) /* {np.float16(value)!r} */".replace("np.float16(", "").replace(") */", " */")
-        bits = int(np.array(value, dtype=np.float32).view(np.uint32))
-        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
-        return f"bf16_t(0x{rounded:04x}) /* bf16 {value!r} */"
-    f32 = np.float32(value)
-    if math.isnan(f32):
-        return "__int_as_float(0x7fc00000)"
-    if math.isinf(f32):
-        return f"{'-' if f32 < 0 else ''}__int_as_float(0x7f800000)"
-    text = repr(float(f32))
-    if float(np.float32(float(text))) != float(f32):  # pragma: no cover
-        text = f"{float(f32):.9g}"
-    if "e" not in text and "." not in text:
+        number, suffix = value, ""
+        nan, infinity = "__longlong_as_double(0x7ff8000000000000ll)", "__longlong_as_double(0x7ff0000000000000ll)"
+        text = repr(number)
+    else:
+        number, suffix = float(np.float32(value)), "f"
+        nan, infinity = "__int_as_float(0x7fc00000)", "__int_as_float(0x7f800000)"
+        text = repr(float(str(np.float32(value))))  # shortest f32 digits, written as Python does: 1000000.0
+        if not math.isfinite(number) or np.float32(text) != np.float32(value):
+            text = str(np.float32(value))
+    if math.isnan(number):
+        return nan
+    if math.isinf(number):
+        return ("-" if number < 0 else "") + infinity
+    if "." not in text and "e" not in text:
         text += ".0"
-    return text + "f"
+    return text + suffix
+
+
+def _bf16_bits(value: float) -> int:
+    """The bits of ``value`` rounded once to bf16 (nearest, ties to even): through f32 rounded
+    to odd (toward zero, lowest bit set when inexact), which keeps the last rounding exact."""
+    if math.isnan(value):
+        return 0x7FC0
+    toward_zero = np.float32(value)
+    if abs(float(toward_zero)) > abs(value):
+        toward_zero = np.nextafter(toward_zero, np.float32(0))
+    bits = int(np.array(toward_zero).view(np.uint32)) | (float(toward_zero) != value)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
 
 
 def _int_literal(value: int, element: Scalar) -> str:
