@@ -626,3 +626,23 @@ def test_float_constants_arrive_rounded_once(host):
     np.testing.assert_array_equal(f32s.view(np.uint32), np.array(LITERALS["f32"]).astype(np.float32).view(np.uint32))
     np.testing.assert_array_equal(f16s, np.array(LITERALS["f16"]).astype(np.float16).view(np.uint16))
     np.testing.assert_array_equal(bf16s, [_bf16_bits_rounded_once(v) for v in LITERALS["bf16"]])
+
+
+def test_loops_over_i64_keep_their_type(host):
+    """scf.for over i64 counts in a long long (an int counter would wrap past 2**31)."""
+    text = _kernel("long_loop", "%out: memref<1xi64>", """\
+      %c0 = arith.constant 0 : index
+      %zero = arith.constant 0 : i64
+      %lower = arith.constant 4294967296 : i64
+      %upper = arith.constant 4294967300 : i64
+      %one = arith.constant 1 : i64
+      %sum = scf.for %i = %lower to %upper step %one iter_args(%acc = %zero) -> (i64) : i64 {
+        %next = arith.addi %acc, %i : i64
+        scf.yield %next : i64
+      }
+      memref.store %sum, %out[%c0] : memref<1xi64>""")
+    source = emit_cuda(parse_module(text))
+    assert "for (long long i = 4294967296ll; i < 4294967300ll; ++i) {" in source
+    out = np.zeros(1, np.int64)
+    host.run_on_host(source, PRELUDE, "long_loop", (1,), (1,), [out])
+    assert int(out[0]) == sum(range(2**32, 2**32 + 4))

@@ -1183,8 +1183,8 @@ def _h_for(self: _FunctionEmitter, op: Any) -> None:
         carried.append(name)
     index = self.name_of(induction, "i")
     self.exprs[induction] = index
-    increment = f"++{index}" if step == "1" else f"{index} += {step}"
-    self.emit(f"for (int {index} = {lower}; {index} < {upper}; {increment}) {{")
+    increment = f"++{index}" if re.fullmatch(r"1(ll)?", step) else f"{index} += {step}"
+    self.emit(f"for ({c_type(induction.type)} {index} = {lower}; {index} < {upper}; {increment}) {{")
     self.depth += 1
     for inner in block.ops:
         if inner.name == "scf.yield":
