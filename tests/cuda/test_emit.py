@@ -307,10 +307,11 @@ def _mutate(text: str, data) -> str:
 
 
 def test_mutated_examples_emit_or_raise_a_layout_error():
-    """Fuzz: every mutation of an example kernel either emits CUDA or raises a LayoutError
-    (never another exception)."""
+    """Fuzz: every mutation of an example kernel that parses either emits CUDA or raises a
+    LayoutError (never another exception)."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
+    from xdsl.utils.exceptions import ParseError
 
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.sampled_from(EXAMPLE_TEXTS), st.data())
@@ -319,6 +320,8 @@ def test_mutated_examples_emit_or_raise_a_layout_error():
         try:
             module = parse_module(mutated)
         except LayoutError:
+            return
+        except ParseError:  # the IR's to fix: test_lexer_errors_reach_the_user_as_one_line
             return
         try:
             source = emit_cuda(module)
@@ -356,3 +359,17 @@ def test_every_mma_variant_has_the_isa_operands_and_compiles(k, element, cuda_co
     source = emit_cuda(parse_module(_module(body)))
     assert f"mma_m16n8k{k}_{element}(a, b, c)" in source
     assert instruction in compile_cuda(source, "sm_80").ptx
+
+
+@pytest.mark.xfail(strict=True, reason="layoutkit.ir.parse_module builds its xDSL parser (which lexes "
+                   "the first token) outside its ParseError handler, so ' .. x' escapes as a ParseError "
+                   "traceback; the IR's fix (reported) makes this pass -- then drop the mark")
+def test_lexer_errors_reach_the_user_as_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "lexer.mlir"
+    bad.write_text(" .. x\n")
+    done = subprocess.run([sys.executable, "-m", "layoutkit", "emit-cuda", str(bad)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and "Traceback" not in done.stderr

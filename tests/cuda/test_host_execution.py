@@ -646,3 +646,39 @@ def test_loops_over_i64_keep_their_type(host):
     out = np.zeros(1, np.int64)
     host.run_on_host(source, PRELUDE, "long_loop", (1,), (1,), [out])
     assert int(out[0]) == sum(range(2**32, 2**32 + 4))
+
+
+def test_i1_extends_signed_as_minus_one(host):
+    """An i1 is signed in arith: extsi, index_cast and sitofp make true -1; extui and uitofp
+    make it 1. Against the formula and, for the ext and fp ops, the simulator."""
+    from layoutkit import simulate
+
+    text = _kernel("bools", "%x: memref<32xi32>, %ints: memref<32x3xi32>, %floats: memref<32x2xf32>", """\
+      %t = gpu.thread_id x
+      %a = memref.load %x[%t] : memref<32xi32>
+      %zero = arith.constant 0 : i32
+      %b = arith.cmpi sgt, %a, %zero : i32
+      %signed = arith.extsi %b : i1 to i32
+      %unsigned = arith.extui %b : i1 to i32
+      %as_index = arith.index_cast %b : i1 to index
+      %as_i32 = arith.index_cast %as_index : index to i32
+      %fs = arith.sitofp %b : i1 to f32
+      %fu = arith.uitofp %b : i1 to f32
+      %k0 = arith.constant 0 : index
+      %k1 = arith.constant 1 : index
+      %k2 = arith.constant 2 : index
+      memref.store %signed, %ints[%t, %k0] : memref<32x3xi32>
+      memref.store %unsigned, %ints[%t, %k1] : memref<32x3xi32>
+      memref.store %as_i32, %ints[%t, %k2] : memref<32x3xi32>
+      memref.store %fs, %floats[%t, %k0] : memref<32x2xf32>
+      memref.store %fu, %floats[%t, %k1] : memref<32x2xf32>""")
+    x = np.arange(-16, 16, dtype=np.int32)
+    ints, floats = np.zeros((32, 3), np.int32), np.zeros((32, 2), np.float32)
+    host.run_on_host(emit_cuda(parse_module(text)), PRELUDE, "bools", (1,), (32,), [x, ints, floats])
+    truth = (x > 0).astype(np.int32)
+    np.testing.assert_array_equal(ints, np.stack([-truth, truth, -truth], axis=1))
+    np.testing.assert_array_equal(floats, np.stack([-truth, truth], axis=1).astype(np.float32))
+    ints_sim, floats_sim = np.zeros((32, 3), np.int32), np.zeros((32, 2), np.float32)
+    simulate(text, "bools", 1, 32, [x, ints_sim, floats_sim])
+    np.testing.assert_array_equal(ints[:, :2], ints_sim[:, :2])
+    np.testing.assert_array_equal(floats, floats_sim)

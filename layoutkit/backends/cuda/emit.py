@@ -594,6 +594,8 @@ class _FunctionEmitter:
                 return f"bool({_paren(args[0])} & 1)"
             if rtype.c == t0.c:
                 return args[0]
+            if t0.bits == 1 and name != "arith.index_castui":  # signed: true is -1
+                return f"{_paren(args[0])} ? {_int_literal(-1, rtype)} : {_int_literal(0, rtype)}"
             source = args[0]
             if name == "arith.index_castui":
                 source = u(0)
@@ -603,6 +605,9 @@ class _FunctionEmitter:
                 return _cast(rtype.c, args[0])
             return _cast(rtype.c, u(0))
         if name in ("arith.sitofp", "arith.uitofp"):
+            if t0.bits == 1:  # sitofp: true is -1; uitofp: true is 1
+                one = "-1" if name == "arith.sitofp" else "1"
+                return down(_cast(rtype.compute_c, f"{_paren(args[0])} ? {one} : 0"))
             source = args[0] if name == "arith.sitofp" else u(0)
             return down(_cast(rtype.compute_c, source))
         if name in ("arith.fptosi", "arith.fptoui"):
@@ -638,8 +643,10 @@ def _unsigned(expr: str, t: Scalar) -> str:
     """``expr`` of integer type t as its unsigned C type; literals are folded:
     ``4`` -> ``4u``, ``-1ll`` -> ``18446744073709551615ull``, ``(short)5`` -> ``(unsigned short)5``,
     ``i`` -> ``(unsigned)i``."""
+    if t.bits == 1:  # bool is unsigned already
+        return expr
     literal = re.fullmatch(r"(?:\([a-z ]+\))?(-?\d+)(?:ll)?", expr)
-    if literal and t.bits > 1:
+    if literal:
         value = int(literal.group(1)) % (1 << (32 if t.kind == "index" else t.bits))
         if t.unsigned_c == "unsigned":
             return f"{value}u"
