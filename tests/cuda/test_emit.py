@@ -321,7 +321,7 @@ def test_mutated_examples_emit_or_raise_a_layout_error():
             module = parse_module(mutated)
         except LayoutError:
             return
-        except ParseError:  # the IR's to fix: test_lexer_errors_reach_the_user_as_one_line
+        except ParseError:  # the IR's to fix: see test_cli.py's lexer case
             return
         try:
             source = emit_cuda(module)
@@ -360,16 +360,3 @@ def test_every_mma_variant_has_the_isa_operands_and_compiles(k, element, cuda_co
     assert f"mma_m16n8k{k}_{element}(a, b, c)" in source
     assert instruction in compile_cuda(source, "sm_80").ptx
 
-
-@pytest.mark.xfail(strict=True, reason="layoutkit.ir.parse_module builds its xDSL parser (which lexes "
-                   "the first token) outside its ParseError handler, so ' .. x' escapes as a ParseError "
-                   "traceback; the IR's fix (reported) makes this pass -- then drop the mark")
-def test_lexer_errors_reach_the_user_as_one_line(tmp_path):
-    import subprocess
-    import sys
-
-    bad = tmp_path / "lexer.mlir"
-    bad.write_text(" .. x\n")
-    done = subprocess.run([sys.executable, "-m", "layoutkit", "emit-cuda", str(bad)],
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 2 and done.stderr.startswith("error: ") and "Traceback" not in done.stderr
