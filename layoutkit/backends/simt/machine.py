@@ -32,7 +32,19 @@ from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned, ve
 from layoutkit.backends.simt.errors import SimulationError
 from layoutkit.backends.simt.launch import Chunk
 from layoutkit.backends.simt.memory import Buffer, RaceTracker
-from layoutkit.backends.simt.numerics import BINARY, CMPF, CMPI, UNARY, identity_of, reduce_kind
+from layoutkit.backends.simt.numerics import (
+    BINARY,
+    CMPF,
+    CMPI,
+    DIVISIONS,
+    UNARY,
+    float_to_int,
+    identity_of,
+    on_i1,
+    reduce_kind,
+    signed_i1,
+    to_float,
+)
 from layoutkit.ir import gpu, nvgpu
 from layoutkit.ir.context import op_line
 
@@ -221,14 +233,14 @@ class Machine:
     def _handlers(self) -> dict[type, Callable]:
         h: dict[type, Callable] = {}
         for cls in BINARY:
-            h[cls] = self.binary
+            h[cls] = self.division if cls in DIVISIONS else self.binary
         for cls in UNARY:
             h[cls] = self.unary
         h.update({
             arith.ConstantOp: self.constant, arith.CmpiOp: self.cmpi, arith.CmpfOp: self.cmpf,
             arith.SelectOp: self.select, arith.IndexCastOp: self.cast, arith.ExtSIOp: self.cast,
             arith.TruncIOp: self.cast, arith.ExtUIOp: self.extui, arith.SIToFPOp: self.cast,
-            arith.UIToFPOp: self.uitofp, arith.FPToSIOp: self.fptoi, arith.FPToUIOp: self.fptoi,
+            arith.UIToFPOp: self.extui, arith.FPToSIOp: self.fptoi, arith.FPToUIOp: self.fptoi,
             arith.ExtFOp: self.cast, arith.TruncFOp: self.cast, arith.BitcastOp: self.bitcast,
             math.FmaOp: self.fma, vector.FMAOp: self.fma,
             memref.LoadOp: self.load, memref.StoreOp: self.store, vector.LoadOp: self.load,
@@ -270,14 +282,34 @@ class Machine:
         self.env[op.result] = out
 
     def binary(self, op, mask) -> None:
-        info = self._static.get(op)
-        if info is None:
-            info = self._static[op] = (op.operands[0], op.operands[1], op.results[0], BINARY[type(op)],
-                                  element_dtype(op.results[0].type))
-        lhs, rhs, result, function, dtype = info
+        lhs, rhs, result, function, dtype = self._binary_info(op)
         env = self.env
         out = function(env[lhs], env[rhs])
         env[result] = np.asarray(out).astype(dtype, copy=False)
+
+    def _binary_info(self, op) -> tuple:
+        """(lhs, rhs, result, function, result dtype) of a binary op, read once."""
+        info = self._static.get(op)
+        if info is None:
+            dtype = element_dtype(op.results[0].type)
+            function = BINARY[type(op)]
+            if dtype == np.bool_:
+                function = on_i1(function)
+            info = self._static[op] = (op.operands[0], op.operands[1], op.results[0], function, dtype)
+        return info
+
+    def division(self, op, mask) -> None:
+        """An integer division or remainder; a zero divisor of an active thread (undefined
+        behaviour in MLIR, a garbage value on GPUs) is reported."""
+        lhs, rhs, result, function, dtype = self._binary_info(op)
+        divisor = self.env[rhs]
+        zero = divisor == 0
+        if zero.ndim > 1:
+            zero = zero.reshape(zero.shape[0], -1).any(axis=1)
+        zero = zero & mask if zero.shape[0] == mask.shape[0] else (mask & zero[0])
+        if zero.any():
+            self.fail(op, "integer division by zero", int(np.flatnonzero(zero)[0]))
+        self.env[result] = np.asarray(function(self.env[lhs], divisor)).astype(dtype, copy=False)
 
     def unary(self, op, mask) -> None:
         a = self.value(op.operands[0])
@@ -290,7 +322,7 @@ class Machine:
         self.env[op.results[0]] = out.astype(a.dtype)
 
     def cmpi(self, op, mask) -> None:
-        a, b = self.value(op.lhs), self.value(op.rhs)
+        a, b = signed_i1(self.value(op.lhs)), signed_i1(self.value(op.rhs))
         name = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
         if name.startswith("u"):
             a, b = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
@@ -324,33 +356,30 @@ class Machine:
         self.env[op.result] = np.where(_expand(cond, ndim) if cond.ndim < ndim else cond, a, b)
 
     def cast(self, op, mask) -> None:
-        """index_cast, extsi, trunci, sitofp, extf, truncf: numpy's conversions wrap integers
-        and round floats to nearest even, as the hardware does; i1 is signed (true = -1)."""
+        """index_cast, extsi, trunci: numpy's integer conversions wrap; i1 is signed (true
+        extends to -1, truncation to i1 keeps the low bit). sitofp, extf, truncf: rounded
+        once to nearest even (:func:`to_float`)."""
         a = self.value(op.operands[0])
         dtype = element_dtype(op.results[0].type)
-        if a.dtype == np.bool_ and dtype != np.bool_ and isinstance(op, (arith.ExtSIOp, arith.SIToFPOp)):
-            out = np.where(a, -1, 0).astype(dtype)
-        elif a.dtype != np.bool_ and dtype == np.bool_:
-            out = (a & 1).astype(np.bool_)  # truncation to i1 keeps the low bit
+        if is_float(dtype):
+            out = to_float(a, dtype)
+        elif dtype == np.bool_:
+            out = (a & 1).astype(np.bool_) if a.dtype != np.bool_ else a
         else:
-            out = a.astype(dtype)
+            out = signed_i1(a).astype(dtype)
         self.env[op.results[0]] = out
 
     def extui(self, op, mask) -> None:
+        """extui, index_castui and uitofp: the operand's bits read as unsigned (i1 true -> 1)."""
         a = self.value(op.operands[0])
-        self.env[op.results[0]] = a.view(unsigned(a.dtype)).astype(element_dtype(op.results[0].type))
-
-    def uitofp(self, op, mask) -> None:
-        a = self.value(op.operands[0])
-        self.env[op.results[0]] = a.view(unsigned(a.dtype)).astype(element_dtype(op.results[0].type))
+        dtype = element_dtype(op.results[0].type)
+        bits = a.view(unsigned(a.dtype)) if a.dtype != np.bool_ else a.astype(np.uint8)
+        self.env[op.results[0]] = to_float(bits, dtype) if is_float(dtype) else bits.astype(dtype)
 
     def fptoi(self, op, mask) -> None:
         a = self.value(op.operands[0])
         dtype = element_dtype(op.results[0].type)
-        if isinstance(op, arith.FPToUIOp):
-            self.env[op.results[0]] = np.trunc(a).astype(unsigned(dtype)).view(dtype)
-        else:
-            self.env[op.results[0]] = np.trunc(a).astype(dtype)
+        self.env[op.results[0]] = float_to_int(a, dtype, signed=isinstance(op, arith.FPToSIOp))
 
     def bitcast(self, op, mask) -> None:
         a = self.value(op.operands[0])

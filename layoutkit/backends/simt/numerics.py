@@ -1,9 +1,13 @@
 """Integer and float semantics of arith/math ops and combining kinds, on numpy arrays.
 
-Integers wrap like hardware registers (numpy's fixed-width arithmetic); signed division
-truncates toward zero as in C (``-7 / 2 == -3``, ``-7 % 2 == -1``); unsigned ops view the
-bits as unsigned; shifts by the width or more give 0 (``shrsi``: the sign). Division by zero
-(undefined in MLIR) gives a value, not an error.
+Integers wrap like hardware registers (numpy's fixed-width arithmetic, no wider
+intermediates: ``ceildivsi(-2**31, 7) == -306783378``); signed division truncates toward
+zero as in C (``-7 / 2 == -3``, ``-7 % 2 == -1``), ``MIN / -1`` wraps to ``MIN``; unsigned
+ops view the bits as unsigned; shifts by the width or more give 0 (``shrsi``: the sign).
+i1 is signed (true is -1): its ops run on int8 -1/0 and keep the low bit. Division by zero
+(undefined in MLIR) is reported by the machine before these run (:data:`DIVISIONS`).
+Conversions to a float round once to nearest even (:func:`to_float`); float to integer
+truncates and saturates like PTX ``cvt.rzi`` (NaN gives 0, :func:`float_to_int`).
 """
 
 from __future__ import annotations
@@ -14,15 +18,43 @@ from collections.abc import Callable
 import numpy as np
 from xdsl.dialects import arith, math
 
-from layoutkit.backends.simt.dtypes import is_float, unsigned
+from layoutkit.backends.simt.dtypes import BFLOAT16, is_float, unsigned
 from layoutkit.errors import LayoutError
 
 
-def _trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    safe = np.where(b == 0, 1, b)
-    q = a // safe
-    fix = (a % safe != 0) & ((a < 0) != (safe < 0))
-    return np.where(fix, q + 1, q).astype(a.dtype)
+def _safe_divisor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``b`` with 0 (reported by the machine for active threads) and the overflowing
+    ``MIN / -1`` replaced by 1, so numpy never divides by zero or overflows."""
+    bad = b == 0
+    if a.dtype.kind == "i":
+        bad = bad | ((b == -1) & (a == np.iinfo(a.dtype).min))
+    return np.where(bad, 1, b).astype(b.dtype)
+
+
+def _floordivsi(a, b):
+    """Floor of a / b; ``MIN / -1`` wraps to MIN."""
+    safe = _safe_divisor(a, b)
+    return np.where(safe == b, a // safe, a).astype(a.dtype)
+
+
+def _trunc_div(a, b):
+    """C division: -7 / 2 == -3 (floor, plus one when inexact and the signs differ)."""
+    safe = _safe_divisor(a, b)
+    q = a // safe + ((a % safe != 0) & ((a < 0) != (safe < 0)))
+    return np.where(safe == b, q, a).astype(a.dtype)
+
+
+def _ceildivsi(a, b):
+    """Ceiling of a / b from the floor, so no intermediate overflows: ceildivsi(-2**31, 7)
+    == floor(-2**31 / 7) + 1 == -306783378."""
+    safe = _safe_divisor(a, b)
+    q = a // safe + (a % safe != 0)
+    return np.where(safe == b, q, a).astype(a.dtype)
+
+
+def _remsi(a, b):
+    """C remainder, the sign of ``a``: -7 % 2 == -1 (``MIN % -1 == 0``)."""
+    return np.fmod(a, _safe_divisor(a, b)).astype(a.dtype)
 
 
 def _as_unsigned(f: Callable) -> Callable:
@@ -57,32 +89,23 @@ def _shrui(a, b):
 
 
 def _divui(a, b):
-    ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
-    return (ua // np.where(ub == 0, 1, ub)).astype(ua.dtype).view(a.dtype)
+    return a // np.where(b == 0, 1, b)
 
 
 def _remui(a, b):
-    ua, ub = a.view(unsigned(a.dtype)), b.view(unsigned(b.dtype))
-    return (ua % np.where(ub == 0, 1, ub)).astype(ua.dtype).view(a.dtype)
+    return a % np.where(b == 0, 1, b)
 
 
-def _remsi(a, b):
-    return (a - _trunc_div(a, b) * b).astype(a.dtype)
-
-
-def _ceildivsi(a, b):
+def _ceildivui(a, b):
     safe = np.where(b == 0, 1, b)
-    return (-((-a) // safe)).astype(a.dtype)
-
-
-def _floordivsi(a, b):
-    return (a // np.where(b == 0, 1, b)).astype(a.dtype)
+    return a // safe + (a % safe != 0)
 
 
 BINARY: dict[type, Callable] = {
     arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul,
-    arith.DivSIOp: _trunc_div, arith.DivUIOp: _divui, arith.RemSIOp: _remsi, arith.RemUIOp: _remui,
-    arith.FloorDivSIOp: _floordivsi, arith.CeilDivSIOp: _ceildivsi,
+    arith.DivSIOp: _trunc_div, arith.DivUIOp: _as_unsigned(_divui), arith.RemSIOp: _remsi,
+    arith.RemUIOp: _as_unsigned(_remui), arith.FloorDivSIOp: _floordivsi,
+    arith.CeilDivSIOp: _ceildivsi, arith.CeilDivUIOp: _as_unsigned(_ceildivui),
     arith.AndIOp: np.bitwise_and, arith.OrIOp: np.bitwise_or, arith.XOrIOp: np.bitwise_xor,
     arith.ShLIOp: _shli, arith.ShRSIOp: _shrsi, arith.ShRUIOp: _shrui,
     arith.MinSIOp: np.minimum, arith.MaxSIOp: np.maximum,
@@ -92,6 +115,87 @@ BINARY: dict[type, Callable] = {
     arith.MaxnumfOp: np.fmax, arith.MinnumfOp: np.fmin,
     math.PowFOp: np.power, math.CopySignOp: np.copysign, math.Atan2Op: np.arctan2,
 }
+# integer divisions: a zero divisor of an active thread is a SimulationError
+DIVISIONS = frozenset({arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp,
+                       arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp})
+
+
+def signed_i1(values: np.ndarray) -> np.ndarray:
+    """i1 values as int8 with the sign (true -> -1); other values unchanged."""
+    if values.dtype != np.bool_:
+        return values
+    return np.negative(values.astype(np.int8))
+
+
+def on_i1(function: Callable) -> Callable:
+    """An integer op on i1: run on int8 -1/0, keep the low bit (wraps like any width:
+    addi(true, true) == false, minsi(true, false) == true, divui(true, true) == true)."""
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (np.asarray(function(signed_i1(a), signed_i1(b))) & 1).astype(np.bool_)
+    return run
+
+
+def to_float(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Integers (any width, signed or unsigned) or floats rounded once to nearest even in
+    ``dtype``. numpy and ml_dtypes round some casts twice (int64 or float64 to bfloat16 go
+    through float32: 2**24 + 2**16 + 1 becomes 2**24, not 2**24 + 2**17); here the value
+    is first rounded to odd in float64 and float32, from which bfloat16 rounds exactly.
+    """
+    dtype = np.dtype(dtype)
+    if values.dtype == np.bool_:
+        values = signed_i1(values)
+    if dtype != BFLOAT16 or values.dtype.itemsize <= 4 and values.dtype.kind == "f":
+        return values.astype(dtype)  # exact, or one rounding by numpy or ml_dtypes
+    if values.dtype.kind in "iu":
+        values = _int_to_odd_float64(values)
+    odd = _round_to_odd(values, values.astype(np.float32), lambda t: t.astype(np.float64))
+    return odd.astype(dtype)
+
+
+def _round_to_odd(exact: np.ndarray, nearest: np.ndarray, widen: Callable) -> np.ndarray:
+    """``nearest`` (``exact`` rounded to nearest) turned into ``exact`` rounded to odd:
+    truncated toward zero, lowest significand bit set when inexact."""
+    wide = widen(nearest)
+    away = np.abs(wide) > np.abs(exact)
+    truncated = np.where(away, np.nextafter(nearest, nearest.dtype.type(0)), nearest)
+    inexact = widen(truncated) != exact
+    bits = truncated.view(f"u{truncated.dtype.itemsize}")
+    return (bits | inexact.astype(bits.dtype)).view(truncated.dtype)
+
+
+def _int_to_odd_float64(values: np.ndarray) -> np.ndarray:
+    """64-bit integers rounded to odd in float64: high and low 32-bit halves are exact in
+    float64, their sum's rounding error is exact (Fast2Sum), and its sign says which way
+    the sum was rounded."""
+    values = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64)
+    high = (values >> 32).astype(np.float64) * 2.0**32
+    low = (values & 0xFFFFFFFF).astype(np.float64)
+    total = high + low
+    error = low - (total - high)  # exact value - total
+    truncated = np.where(np.sign(error) * np.sign(total) < 0,
+                         np.nextafter(total, 0.0), total)
+    bits = truncated.view(np.uint64) | (error != 0).astype(np.uint64)
+    return bits.view(np.float64)
+
+
+def float_to_int(values: np.ndarray, dtype: np.dtype, signed: bool) -> np.ndarray:
+    """Floats truncated toward zero and saturated to the integer range of ``dtype`` (as
+    unsigned when not ``signed``), NaN -> 0, like PTX ``cvt.rzi`` and CUDA's casts.
+    Example: fptosi 3e9 : f32 to i32 == 2147483647; fptoui -2.5 : f32 to i8 == 0."""
+    dtype = np.dtype(dtype)
+    bits = 1 if dtype == np.bool_ else dtype.itemsize * 8
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+    x = np.trunc(values.astype(np.float64))
+    above = x >= float(high + 1)  # a power of two, exact in float64 (high itself may not be)
+    inside = (x >= low) & ~above
+    target = np.dtype(np.int64) if signed or bits < 64 else np.dtype(np.uint64)
+    out = np.where(inside, x, 0).astype(target)
+    out = np.where(above, target.type(high), np.where(x < low, target.type(low), out))
+    if dtype == np.bool_:
+        return (out & 1).astype(np.bool_)
+    return out.astype(dtype if signed else unsigned(dtype)).view(dtype)
+
+
 UNARY: dict[type, Callable] = {
     arith.NegfOp: np.negative, math.ExpOp: np.exp, math.Exp2Op: np.exp2, math.ExpM1Op: np.expm1,
     math.LogOp: np.log, math.Log2Op: np.log2, math.Log10Op: np.log10, math.Log1pOp: np.log1p,

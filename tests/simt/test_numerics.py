@@ -1,0 +1,293 @@
+"""arith numerics at every integer width i1..i64 and every float type, each against an
+exact Python formula written here (Python integers and Fractions, no numpy arithmetic)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import layoutkit
+from layoutkit.backends.simt import SimulationError
+
+from .kernels import kernel_module
+
+WIDTHS = [1, 8, 16, 32, 64]
+DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+
+
+def wrap(value: int, bits: int) -> int:
+    """``value`` modulo 2**bits as a signed ``bits``-bit integer (i1: -1 or 0)."""
+    return (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+
+
+def u(value: int, bits: int) -> int:
+    return value % (1 << bits)
+
+
+def c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def edge_values(bits: int) -> list[int]:
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return sorted({lo, lo + 1, -7, -2, -1, 0, 1, 2, 7, hi - 1, hi} & set(range(lo, hi + 1))
+                  if bits < 16 else {lo, lo + 1, -7, -2, -1, 0, 1, 2, 7, hi - 1, hi})
+
+
+def to_numpy(values: list[int], bits: int) -> np.ndarray:
+    if bits == 1:
+        return np.array([v == -1 for v in values], np.bool_)
+    return np.array(values, DTYPES[bits])
+
+
+def from_numpy(array: np.ndarray) -> list[int]:
+    if array.dtype == np.bool_:
+        return [-int(v) for v in array.tolist()]
+    return [int(v) for v in array.tolist()]
+
+
+def run(signature: str, body: str, args: dict, threads: int) -> None:
+    layoutkit.simulate(kernel_module(signature, body), "k", grid=1, block=threads, args=args)
+
+
+def run_binary(op: str, bits: int, xs: list[int], ys: list[int], out_bits: int | None = None):
+    n, t, o = len(xs), f"i{bits}", f"i{out_bits or bits}"
+    out = to_numpy([0] * n, out_bits or bits)
+    run(f"%x: memref<{n}x{t}>, %y: memref<{n}x{t}>, %o: memref<{n}x{o}>",
+        f"""      %t = gpu.thread_id x
+      %a = memref.load %x[%t] : memref<{n}x{t}>
+      %b = memref.load %y[%t] : memref<{n}x{t}>
+      %r = {op} %a, %b : {t}
+      memref.store %r, %o[%t] : memref<{n}x{o}>""",
+        {"x": to_numpy(xs, bits), "y": to_numpy(ys, bits), "o": out}, n)
+    return from_numpy(out)
+
+
+# op -> exact result on signed Python integers of width w (then wrapped to w bits)
+BINARY = {
+    "arith.addi": lambda a, b, w: a + b,
+    "arith.subi": lambda a, b, w: a - b,
+    "arith.muli": lambda a, b, w: a * b,
+    "arith.andi": lambda a, b, w: a & b,
+    "arith.ori": lambda a, b, w: a | b,
+    "arith.xori": lambda a, b, w: a ^ b,
+    "arith.minsi": lambda a, b, w: min(a, b),
+    "arith.maxsi": lambda a, b, w: max(a, b),
+    "arith.minui": lambda a, b, w: min(u(a, w), u(b, w)),
+    "arith.maxui": lambda a, b, w: max(u(a, w), u(b, w)),
+    # shifts by the width or more: 0, or the sign for shrsi (Python's >> does the latter)
+    "arith.shli": lambda a, b, w: a << u(b, w) if u(b, w) < w else 0,
+    "arith.shrsi": lambda a, b, w: a >> u(b, w),
+    "arith.shrui": lambda a, b, w: u(a, w) >> u(b, w),
+}
+DIVISION = {  # b != 0; MIN / -1 wraps to MIN
+    "arith.divsi": lambda a, b, w: c_div(a, b),
+    "arith.remsi": lambda a, b, w: a - b * c_div(a, b),
+    "arith.floordivsi": lambda a, b, w: math.floor(Fraction(a, b)),
+    "arith.ceildivsi": lambda a, b, w: math.ceil(Fraction(a, b)),
+    "arith.divui": lambda a, b, w: u(a, w) // u(b, w),
+    "arith.remui": lambda a, b, w: u(a, w) % u(b, w),
+    "arith.ceildivui": lambda a, b, w: math.ceil(Fraction(u(a, w), u(b, w))),
+}
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("op", sorted(BINARY) + sorted(DIVISION))
+def test_integer_op_at_every_width(op, bits):
+    values = edge_values(bits)
+    pairs = [(a, b) for a, b in itertools.product(values, repeat=2)
+             if op not in DIVISION or b != 0]
+    if op in ("arith.shli", "arith.shrsi", "arith.shrui") and bits > 1:
+        pairs += [(a, s) for a in values for s in (bits - 1, bits, bits + 1, 3)]
+    xs, ys = [a for a, _ in pairs], [b for _, b in pairs]
+    formula = {**BINARY, **DIVISION}[op]
+    assert run_binary(op, bits, xs, ys) == [wrap(formula(a, b, bits), bits) for a, b in pairs]
+
+
+def test_ceildivsi_of_the_minimum_does_not_overflow():
+    assert run_binary("arith.ceildivsi", 32, [-2**31], [7]) == [-306783378]
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+def test_cmpi_every_predicate(bits):
+    values = edge_values(bits)
+    pairs = list(itertools.product(values, repeat=2))
+    xs, ys = [a for a, _ in pairs], [b for _, b in pairs]
+    reference = {
+        "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+        "slt": lambda a, b: a < b, "sle": lambda a, b: a <= b,
+        "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
+        "ult": lambda a, b: u(a, bits) < u(b, bits), "ule": lambda a, b: u(a, bits) <= u(b, bits),
+        "ugt": lambda a, b: u(a, bits) > u(b, bits), "uge": lambda a, b: u(a, bits) >= u(b, bits),
+    }
+    for predicate, formula in reference.items():
+        out = run_binary(f"arith.cmpi {predicate},", bits, xs, ys, out_bits=1)
+        assert out == [-int(formula(a, b)) for a, b in pairs], predicate
+
+
+@pytest.mark.parametrize("op", ["arith.divsi", "arith.remui", "arith.ceildivui", "arith.floordivsi"])
+def test_division_by_zero_is_reported(op):
+    with pytest.raises(SimulationError, match=r"kernel @k: .*block \(0, 0, 0\), thread \(2, 0, 0\): "
+                                              r"integer division by zero"):
+        run_binary(op, 32, [5, 6, 7, 8], [1, 2, 0, 0])
+
+
+def test_division_by_zero_of_inactive_threads_is_not_reported():
+    out = np.zeros(4, np.int32)
+    run("%y: memref<4xi32>, %o: memref<4xi32>",
+        """      %t = gpu.thread_id x
+      %b = memref.load %y[%t] : memref<4xi32>
+      %z = arith.constant 0 : i32
+      %c = arith.cmpi ne, %b, %z : i32
+      scf.if %c {
+        %c12 = arith.constant 12 : i32
+        %q = arith.divsi %c12, %b : i32
+        memref.store %q, %o[%t] : memref<4xi32>
+      }""", {"y": np.array([3, 0, -4, 0], np.int32), "o": out}, 4)
+    assert out.tolist() == [4, 0, -3, 0]
+
+
+@pytest.mark.parametrize("source, target", [(s, t) for s in WIDTHS for t in WIDTHS if s != t])
+def test_integer_extensions_and_truncations(source, target):
+    values = edge_values(source)
+    n, s, t = len(values), f"i{source}", f"i{target}"
+    ops = ["arith.extsi", "arith.extui"] if target > source else ["arith.trunci"]
+    for op in ops:
+        out = to_numpy([0] * n, target)
+        run(f"%x: memref<{n}x{s}>, %o: memref<{n}x{t}>",
+            f"""      %i = gpu.thread_id x
+      %a = memref.load %x[%i] : memref<{n}x{s}>
+      %r = {op} %a : {s} to {t}
+      memref.store %r, %o[%i] : memref<{n}x{t}>""", {"x": to_numpy(values, source), "o": out}, n)
+        formula = {"arith.extsi": lambda v: v, "arith.extui": lambda v: u(v, source),
+                   "arith.trunci": lambda v: wrap(v, target)}[op]
+        assert from_numpy(out) == [wrap(formula(v), target) for v in values], op
+
+
+# (significand bits with the implicit one, exponent of the smallest normal, of the largest)
+FORMATS = {"f16": (11, -14, 15), "bf16": (8, -126, 127), "f32": (24, -126, 127), "f64": (53, -1022, 1023)}
+FLOAT_DTYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64}
+
+
+def round_exact(x: Fraction, type_: str) -> float:
+    """``x`` rounded to nearest even in ``type_`` (subnormals, overflow to infinity)."""
+    p, emin, emax = FORMATS[type_]
+    if x == 0:
+        return 0.0
+    magnitude = abs(x)
+    e = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    while Fraction(2) ** e > magnitude:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= magnitude:
+        e += 1
+    ulp = Fraction(2) ** (max(e, emin) - p + 1)
+    q, r = divmod(magnitude, ulp)
+    if 2 * r > ulp or (2 * r == ulp and q % 2 == 1):
+        q += 1
+    y = q * ulp
+    largest = (2 - Fraction(2) ** (1 - p)) * Fraction(2) ** emax
+    value = math.inf if y > largest else float(y)
+    return value if x > 0 else -value
+
+
+def check_rounded(out: np.ndarray, exact: list[Fraction], type_: str) -> None:
+    got = [float(v) for v in out.astype(np.float64).tolist()]
+    assert got == [round_exact(x, type_) for x in exact]
+
+
+# integers whose rounding to a short float is a tie or just above one, where rounding
+# twice (through float64 or float32) goes wrong
+INT_VALUES = [0, 1, -1, 7, 2**24 + 1, 2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 2**24 + 2**16,
+              65519, 65520, -65520, 2**31 - 1, -2**31, 2**53 + 1, 2**62 + 2**38 + 1,
+              2**62 + 2**38, 2**63 - 1, -2**63, 2**40 + 2**32 + 1]
+
+
+@pytest.mark.parametrize("type_", sorted(FORMATS))
+@pytest.mark.parametrize("bits", [8, 16, 32, 64])
+def test_sitofp_and_uitofp_round_once(bits, type_):
+    values = [wrap(v, bits) for v in INT_VALUES]
+    n, t = len(values), f"i{bits}"
+    for op, exact in (("arith.sitofp", values), ("arith.uitofp", [u(v, bits) for v in values])):
+        out = np.zeros(n, FLOAT_DTYPES[type_])
+        run(f"%x: memref<{n}x{t}>, %o: memref<{n}x{type_}>",
+            f"""      %i = gpu.thread_id x
+      %a = memref.load %x[%i] : memref<{n}x{t}>
+      %r = {op} %a : {t} to {type_}
+      memref.store %r, %o[%i] : memref<{n}x{type_}>""", {"x": to_numpy(values, bits), "o": out}, n)
+        check_rounded(out, [Fraction(v) for v in exact], type_)
+
+
+def test_i1_converts_signed_and_unsigned():
+    out = np.zeros(4, np.float32)
+    run("%x: memref<2xi1>, %o: memref<4xf32>",
+        """      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %a = memref.load %x[%c0] : memref<2xi1>
+      %s = arith.sitofp %a : i1 to f32
+      %u = arith.uitofp %a : i1 to f32
+      %w = arith.extui %a : i1 to i32
+      %i = arith.index_cast %a : i1 to index
+      %wf = arith.sitofp %w : i32 to f32
+      %ii = arith.index_cast %i : index to i32
+      %if = arith.sitofp %ii : i32 to f32
+      memref.store %s, %o[%c0] : memref<4xf32>
+      memref.store %u, %o[%c1] : memref<4xf32>
+      memref.store %wf, %o[%c2] : memref<4xf32>
+      memref.store %if, %o[%c3] : memref<4xf32>""", {"x": np.array([True, False]), "o": out}, 1)
+    assert out.tolist() == [-1.0, 1.0, 1.0, -1.0]
+
+
+FLOAT_VALUES = [0.0, -0.0, 1.5, -2.7, 65504.0, 65520.0, 1 + 2**-9, 1 + 2**-8 + 2**-30,
+                2.0**24 + 2**16 + 1, 3.4e38, 1e300, -1e300, 2.0**-140, 2.0**-25, 5.9604644775390625e-08,
+                1e-310, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("source, target", [("f64", "f32"), ("f64", "f16"), ("f64", "bf16"),
+                                            ("f32", "f16"), ("f32", "bf16"), ("bf16", "f16"),
+                                            ("f16", "bf16"), ("f16", "f64")])
+def test_float_conversions_round_once(source, target):
+    with np.errstate(over="ignore"):  # inputs: the values representable in the source type
+        values = np.array(FLOAT_VALUES, np.float64).astype(FLOAT_DTYPES[source])
+    n = len(values)
+    wider = FORMATS[target][0] > FORMATS[source][0]
+    op = "arith.extf" if wider else "arith.truncf"
+    out = np.zeros(n, FLOAT_DTYPES[target])
+    run(f"%x: memref<{n}x{source}>, %o: memref<{n}x{target}>",
+        f"""      %i = gpu.thread_id x
+      %a = memref.load %x[%i] : memref<{n}x{source}>
+      %r = {op} %a : {source} to {target}
+      memref.store %r, %o[%i] : memref<{n}x{target}>""", {"x": values, "o": out}, n)
+    exact = [float(v) for v in values.astype(np.float64).tolist()]
+    got = [float(v) for v in out.astype(np.float64).tolist()]
+    assert got == [round_exact(Fraction(v), target) if math.isfinite(v) else v for v in exact]
+    assert [math.copysign(1, v) for v in got] == [math.copysign(1, v) for v in exact]
+
+
+@pytest.mark.parametrize("type_", ["f16", "bf16", "f32", "f64"])
+@pytest.mark.parametrize("bits", WIDTHS)
+def test_fptosi_and_fptoui_truncate_and_saturate(bits, type_):
+    with np.errstate(over="ignore"):
+        values = np.array([0.0, 0.9, -0.9, 1.5, -1.5, 2.5, -7.99, 100.7, -129.5, 255.5, 1e4, -4e4,
+                           3e9, -3e9, 1e19, -1e19, 1e30, math.inf, -math.inf, math.nan],
+                          np.float64).astype(FLOAT_DTYPES[type_])
+    n, t = len(values), f"i{bits}"
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    for op, low, high in (("arith.fptosi", lo, hi), ("arith.fptoui", 0, (1 << bits) - 1)):
+        out = to_numpy([0] * n, bits)
+        run(f"%x: memref<{n}x{type_}>, %o: memref<{n}x{t}>",
+            f"""      %i = gpu.thread_id x
+      %a = memref.load %x[%i] : memref<{n}x{type_}>
+      %r = {op} %a : {type_} to {t}
+      memref.store %r, %o[%i] : memref<{n}x{t}>""", {"x": values, "o": out}, n)
+        exact = [float(v) for v in values.astype(np.float64).tolist()]
+        expected = [0 if math.isnan(v) else high if v >= high + 1 else low if v <= low - 1
+                    else math.trunc(v) for v in exact]
+        assert from_numpy(out) == [wrap(v, bits) for v in expected], op
