@@ -291,3 +291,26 @@ def test_fptosi_and_fptoui_truncate_and_saturate(bits, type_):
         expected = [0 if math.isnan(v) else high if v >= high + 1 else low if v <= low - 1
                     else math.trunc(v) for v in exact]
         assert from_numpy(out) == [wrap(v, bits) for v in expected], op
+
+
+@pytest.mark.parametrize("type_", ["f16", "bf16", "f32"])
+def test_fma_rounds_once(type_):
+    rng = np.random.default_rng(3)
+    dtype = FLOAT_DTYPES[type_]
+    a = np.r_[24929.0, 1 + 2.0**-7, rng.uniform(-4, 4, 40)].astype(dtype)
+    b = np.r_[673.0, 1 + 2.0**-7, rng.uniform(-4, 4, 40)].astype(dtype)
+    # tiny addends below the product's last bit decide ties that rounding twice gets wrong
+    c = np.r_[2.0**-30, 2.0**-60, rng.uniform(-4, 4, 20), rng.uniform(-1, 1, 20) * 2.0**-40].astype(dtype)
+    n = a.size
+    out = np.zeros(n, dtype)
+    run(f"%a: memref<{n}x{type_}>, %b: memref<{n}x{type_}>, %c: memref<{n}x{type_}>, "
+        f"%o: memref<{n}x{type_}>",
+        f"""      %i = gpu.thread_id x
+      %x = memref.load %a[%i] : memref<{n}x{type_}>
+      %y = memref.load %b[%i] : memref<{n}x{type_}>
+      %z = memref.load %c[%i] : memref<{n}x{type_}>
+      %r = math.fma %x, %y, %z : {type_}
+      memref.store %r, %o[%i] : memref<{n}x{type_}>""", {"a": a, "b": b, "c": c, "o": out}, n)
+    exact = [Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+             for x, y, z in zip(a.tolist(), b.tolist(), c.tolist())]
+    check_rounded(out, exact, type_)

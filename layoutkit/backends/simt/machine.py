@@ -45,6 +45,9 @@ from layoutkit.backends.simt.numerics import (
     signed_i1,
     to_float,
 )
+from layoutkit.backends.simt.numerics import (
+    fma as fma_rounded_once,
+)
 from layoutkit.ir import gpu, nvgpu
 from layoutkit.ir.context import op_line
 
@@ -317,9 +320,7 @@ class Machine:
 
     def fma(self, op, mask) -> None:
         a, b, c = (self.value(v) for v in op.operands)
-        wide = np.float64 if a.dtype != np.float64 else np.longdouble
-        out = a.astype(wide) * b.astype(wide) + c.astype(wide)
-        self.env[op.results[0]] = out.astype(a.dtype)
+        self.env[op.results[0]] = fma_rounded_once(a, b, c)
 
     def cmpi(self, op, mask) -> None:
         a, b = signed_i1(self.value(op.lhs)), signed_i1(self.value(op.rhs))

@@ -164,18 +164,38 @@ def _round_to_odd(exact: np.ndarray, nearest: np.ndarray, widen: Callable) -> np
 
 
 def _int_to_odd_float64(values: np.ndarray) -> np.ndarray:
-    """64-bit integers rounded to odd in float64: high and low 32-bit halves are exact in
-    float64, their sum's rounding error is exact (Fast2Sum), and its sign says which way
-    the sum was rounded."""
+    """64-bit integers rounded to odd in float64: the high and low 32-bit halves are exact
+    in float64 and their sum's rounding error is exact (Fast2Sum: |high| >= |low| or high
+    is 0)."""
     values = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64)
     high = (values >> 32).astype(np.float64) * 2.0**32
     low = (values & 0xFFFFFFFF).astype(np.float64)
     total = high + low
-    error = low - (total - high)  # exact value - total
-    truncated = np.where(np.sign(error) * np.sign(total) < 0,
+    return _odd_from_error(total, low - (total - high))
+
+
+def _odd_from_error(total: np.ndarray, error: np.ndarray) -> np.ndarray:
+    """float64 ``total`` with the exact value ``total + error``, rounded to odd instead:
+    truncated toward zero, lowest significand bit set when inexact (finite values only)."""
+    inexact = (error != 0) & np.isfinite(total)
+    truncated = np.where(inexact & (np.sign(error) * np.sign(total) < 0),
                          np.nextafter(total, 0.0), total)
-    bits = truncated.view(np.uint64) | (error != 0).astype(np.uint64)
-    return bits.view(np.float64)
+    return (truncated.view(np.uint64) | inexact.astype(np.uint64)).view(np.float64)
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once. For f16, bf16 and f32 the product is exact in float64 and
+    the sum's error is exact (TwoSum), so the sum rounds to odd in float64 and from there
+    once to the type: fma(24929, 673, 2**-30) : f32 == 2**24 + 2, not the 2**24 that
+    rounding through float64 gives. f64 goes through long double (not exactly rounded)."""
+    if a.dtype == np.float64:
+        return (a.astype(np.longdouble) * b + c).astype(np.float64)
+    x, y, z = (v.astype(np.float64) for v in (a, b, c))
+    product = x * y
+    total = product + z
+    z_part = total - product
+    error = (product - (total - z_part)) + (z - z_part)
+    return to_float(_odd_from_error(total, error), a.dtype)
 
 
 def float_to_int(values: np.ndarray, dtype: np.dtype, signed: bool) -> np.ndarray:
