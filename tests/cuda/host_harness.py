@@ -222,6 +222,7 @@ def _signature(source: str, kernel: str) -> list[tuple[str, str]]:
 
 
 _CACHE: dict[str, ctypes.CDLL] = {}
+_BUILD_DIRECTORY = tempfile.TemporaryDirectory(prefix="layoutkit-host-")  # removed at exit
 
 
 def run_on_host(source: str, prelude: str, kernel: str, grid: tuple[int, ...], block: tuple[int, ...],
@@ -251,8 +252,8 @@ def run_on_host(source: str, prelude: str, kernel: str, grid: tuple[int, ...], b
     key = hashlib.sha256((program + " ".join(flags)).encode()).hexdigest()
     library = _CACHE.get(key)
     if library is None:
-        directory = tempfile.mkdtemp(prefix="layoutkit-host-")
-        cpp, so = os.path.join(directory, "kernel.cpp"), os.path.join(directory, "kernel.so")
+        directory = _BUILD_DIRECTORY.name
+        cpp, so = os.path.join(directory, f"{key[:16]}.cpp"), os.path.join(directory, f"{key[:16]}.so")
         with open(cpp, "w") as handle:
             handle.write(program)
         done = subprocess.run(["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread",
