@@ -98,7 +98,7 @@ def test_compile_error_carries_the_log(cuda_compiler):
     assert isinstance(caught.value, LayoutError)
 
 
-@pytest.mark.parametrize("arch", ["sm_70", "sm90", "", "compute_90"])
+@pytest.mark.parametrize("arch", ["sm_70", "sm_7", "sm90", "", "compute_90", None, 90])
 def test_bad_arch_is_a_layout_error(arch):
     with pytest.raises(LayoutError, match="arch"):
         compile_cuda('extern "C" __global__ void k() {}', arch)
