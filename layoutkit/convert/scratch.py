@@ -81,9 +81,14 @@ class ScratchLayout:
         order, interval, pad = self.padding
         order_text = ", ".join(map(str, order))
         shape_text = ", ".join(map(str, self.shape))
-        if pad == 0:
-            return f"#ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [{order_text}]}}>"
-        return f"#ttg.padded_shared<[{interval}:+{pad}] {{order = [{order_text}], shape = [{shape_text}]}}>"
+        if all(_is_pow2(n) for n in self.shape):
+            if pad == 0:
+                return f"#ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [{order_text}]}}>"
+            if _is_pow2(interval) and _is_pow2(pad):
+                return f"#ttg.padded_shared<[{interval}:+{pad}] {{order = [{order_text}], shape = [{shape_text}]}}>"
+        # Triton's shared encodings take power-of-two shapes, intervals and paddings only
+        padding = f", {pad} element(s) of padding after every {interval}" if pad else ""
+        return f"(row-major along order [{order_text}]{padding}; no attribute form: Triton needs powers of two)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,6 +214,10 @@ def _complement(sub, space) -> list[int]:
     for v in sub:
         elim.add(v)
     return [v for v in space if v and elim.add(v)]
+
+
+def _is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
 
 
 def _log2(n: int) -> int:
@@ -439,16 +448,10 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
 # -- printing ---------------------------------------------------------------------------------
 
 def _shared_linear_text(bases, block_bases=()) -> str:
-    try:
-        from layoutkit.layouts.triton.shared import SharedLinearEncoding
+    from layoutkit.layouts.triton.shared import SharedLinearEncoding
 
-        return str(SharedLinearEncoding.from_bases([list(b) for b in bases], [list(b) for b in block_bases],
-                                                   alignment=16))
-    except Exception:  # noqa: BLE001 - printing falls back to our own spelling
-        def text(vectors):
-            return "[" + ", ".join("[" + ", ".join(map(str, b)) + "]" for b in vectors) + "]"
-        block = f", block = {text(block_bases)}" if block_bases else ""
-        return f"#ttg.shared_linear<{{offset = {text(bases)}{block}}}, alignment = 16>"
+    return str(SharedLinearEncoding.from_bases([list(b) for b in bases], [list(b) for b in block_bases],
+                                               alignment=16))
 
 
 def _swizzled_text(layout: ScratchLayout) -> str | None:
@@ -478,16 +481,15 @@ def _swizzled_text(layout: ScratchLayout) -> str | None:
         vec = xors[first]
         max_phase = len(nonzero)
         candidates.append((vec, 1 << first, 1 << max_phase, order))
-    try:
-        from layoutkit.analysis.access import memory_offsets
-        from layoutkit.layouts.triton.shared import SwizzledSharedEncoding
-    except ImportError:
-        return None
+    from layoutkit.analysis.access import memory_offsets
+    from layoutkit.layouts.triton.shared import SwizzledSharedEncoding
+
     for vec, per_phase, max_phase, order in candidates:
         try:
             enc = SwizzledSharedEncoding(vec=vec, per_phase=per_phase, max_phase=max_phase, order=order)
-            if np.array_equal(memory_offsets(enc, shape), layout.offsets):
-                return str(enc)
-        except Exception:  # noqa: BLE001 - not expressible this way
+            offsets = memory_offsets(enc, shape)
+        except LayoutError:  # not expressible with these parameters
             continue
+        if np.array_equal(offsets, layout.offsets):
+            return str(enc)
     return None

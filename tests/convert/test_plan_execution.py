@@ -37,11 +37,27 @@ def check_pair(src, dst, shape, dtype, rng, **options):
     return plan
 
 
+def check_printed_scratch(plan):
+    """The shared layout as printed, parsed back, puts every element where the plan does."""
+    text = plan.scratch_text
+    if not text.startswith("#ttg.") or plan.hardware[0] > 1:
+        return  # a bank-coloured table has no attribute form; several blocks: one scratch each
+    printed = parse_layout(text)
+    table = np.asarray(printed.table(plan.shape)).reshape(-1, len(plan.shape))
+    offset_of = np.full(int(np.prod(plan.shape)), -1)
+    for offset, coords in enumerate(table):
+        if (coords >= 0).all():
+            flat = int(np.ravel_multi_index(tuple(coords), plan.shape))
+            offset_of[flat] = offset if offset_of[flat] < 0 else min(offset_of[flat], offset)
+    assert np.array_equal(offset_of, plan.scratch.offsets), text
+
+
 def check_all_paths(src, dst, shape, dtype, seed):
     rng = np.random.default_rng(seed)
     plan = check_pair(src, dst, shape, dtype, rng)
     shared = check_pair(src, dst, shape, dtype, rng, force_shared=True)
     assert shared.kind == "shared"
+    check_printed_scratch(shared)
     tile = shared.cost.scratch_bytes
     if tile > 256:
         small = check_pair(src, dst, shape, dtype, rng, scratch_bytes=max(256, tile // 4), force_shared=True)
