@@ -28,8 +28,7 @@ def command(file: str, arch: str, do_compile: bool, compiler: str, no_prelude: b
             output: str | None) -> None:
     """Print readable CUDA C++ for the kernels of FILE (and, with --compile, ptxas's report)."""
     from layoutkit.backends.cuda.compile import SUPPORTED_ARCHES, compile_cuda
-    from layoutkit.backends.cuda.emit import PRELUDE_LEFT_OUT, emit_cuda
-    from layoutkit.backends.cuda.prelude import PRELUDE
+    from layoutkit.backends.cuda.emit import emit_cuda, without_prelude
     from layoutkit.ir import parse_module
 
     if arch not in SUPPORTED_ARCHES:
@@ -44,7 +43,7 @@ def command(file: str, arch: str, do_compile: bool, compiler: str, no_prelude: b
     source = emit_cuda(parse_module(text))
     report = compile_cuda(source, arch, compiler=compiler).report() if do_compile else None
     if no_prelude:
-        source = source.replace(PRELUDE, PRELUDE_LEFT_OUT)
+        source = without_prelude(source)
     if output is not None:
         try:
             with open(output, "w", encoding="utf-8") as handle:

@@ -1378,6 +1378,9 @@ def emit_cuda(module: Any, prelude: bool = True) -> str:
     if not hasattr(module, "walk"):
         raise LayoutError(f"module: expected an xDSL module or MLIR text, got {quote(type(module).__name__)}")
     source = ModuleEmitter(module).run()
-    if not prelude:
-        source = source.replace(PRELUDE, PRELUDE_LEFT_OUT)
-    return source
+    return source if prelude else without_prelude(source)
+
+
+def without_prelude(source: str) -> str:
+    """Emitted ``source`` with the prelude replaced by a one-line note (for reading)."""
+    return source.replace(PRELUDE, PRELUDE_LEFT_OUT)
