@@ -18,8 +18,13 @@ gpu (layoutkit.ir.gpu)                     operands / properties
     gpu.subgroup_reduce KIND %v [uniform] [cluster(size = N)] : (T) -> T
                                            value; op (StringAttr), uniform, cluster_size -> result
     #gpu.address_space<workgroup>          AddressSpaceAttr(value: StringAttr); a memref in it
-                                           (or in integer space 3) made by memref.alloc is
-                                           shared memory, one copy per block
+                                           (or in integer space 3) made by memref.alloc or
+                                           declared by memref.global is shared memory, one
+                                           copy per block
+memref (layoutkit.ir.memref_global)
+    memref.global "private" @tile : memref<32x33xf32, #gpu.address_space<workgroup>>
+                                           xDSL's GlobalOp in MLIR's syntax (no initial value);
+                                           read by memref.get_global @tile : memref<...>
 nvgpu (layoutkit.ir.nvgpu)
     nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>,
         vector<2x2xf32>) -> vector<2x2xf32>

@@ -14,13 +14,15 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir.gpu import GPU
+from layoutkit.ir.memref_global import MEMREF, verify_get_globals
 from layoutkit.ir.nvgpu import NVGPU
 
 
 def make_context() -> Context:
-    """A context with the upstream dialects kernels use plus layoutkit's ``gpu`` and ``nvgpu``."""
+    """A context with the upstream dialects kernels use plus layoutkit's ``gpu`` and
+    ``nvgpu``, and ``memref`` with layoutkit's ``memref.global`` (MLIR's syntax)."""
     ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef,
+    for dialect in (builtin.Builtin, func.Func, arith.Arith, math.Math, MEMREF,
                     vector.Vector, scf.Scf, GPU, NVGPU):
         ctx.load_dialect(dialect)
     return ctx
@@ -99,6 +101,7 @@ def parse_module(text: str) -> ModuleOp:
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
+            verify_get_globals(op) if isinstance(op, memref.GetGlobalOp) else None
         except (VerifyException, DiagnosticException, ValueError) as err:
             line = parser.op_lines.get(op)
             where = f"line {line}: " if line else ""

@@ -12,7 +12,8 @@ custom syntax, plus the ops xDSL lacks (shuffle, subgroup_reduce, the address sp
     gpu.barrier
     %v, %ok = gpu.shuffle xor %value, %offset, %width : f32      (xor | up | down | idx)
     %r = gpu.subgroup_reduce add %value [uniform] [cluster(size = 4)] : (f32) -> f32
-    memref<32x33xf32, #gpu.address_space<workgroup>>   (shared memory, via memref.alloc)
+    memref<32x33xf32, #gpu.address_space<workgroup>>   (shared memory, via memref.alloc or
+                                                        memref.global: ir/memref_global.py)
 """
 
 from __future__ import annotations

@@ -145,3 +145,43 @@ def test_fuzz_value_or_layout_error(position, junk, cut):
     except LayoutError:
         return
     assert print_module(module)
+
+
+GLOBAL = """\
+module {
+  gpu.module @m {
+    memref.global "private" @tile : memref<32x33xf32, #gpu.address_space<workgroup>>
+    memref.global "public" constant @aligned : memref<8xi32, 3> = uninitialized {alignment = 16 : i64}
+    gpu.func @k() kernel {
+      %t = memref.get_global @tile : memref<32x33xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def test_memref_global_in_mlir_syntax():
+    module = parse_module(GLOBAL)
+    globals_ = {op.sym_name.data: op for op in module.walk() if op.name == "memref.global"}
+    tile, aligned = globals_["tile"], globals_["aligned"]
+    assert tile.sym_visibility.data == "private" and tile.constant is None
+    assert is_workgroup(tile.type.memory_space) and tile.type.get_shape() == (32, 33)
+    assert aligned.constant is not None and aligned.alignment.value.data == 16
+    assert is_workgroup(aligned.type.memory_space)
+    text = print_module(module)
+    assert 'memref.global "private" @tile : memref<32x33xf32, #gpu.address_space<workgroup>> ' \
+           "= uninitialized" in text
+    assert print_module(parse_module(text)) == text
+
+
+@pytest.mark.parametrize("old, new, line, message", [
+    ("get_global @tile", "get_global @tyle", 6, "no memref.global @tyle"),
+    ("memref<32x33xf32, #gpu.address_space<workgroup>>\n      gpu.return",
+     "memref<32x32xf32, #gpu.address_space<workgroup>>\n      gpu.return", 6, "@tile has type"),
+    ("= uninitialized", "= dense<1>", 4, "only '= uninitialized' is supported"),
+    ("@tile :", "@tile", 3, "Expected ':'"),
+])
+def test_memref_global_errors_name_the_line(old, new, line, message):
+    with pytest.raises(LayoutError, match=rf"line {line}\b.*{message}"):
+        parse_module(GLOBAL.replace(old, new, 1))

@@ -156,6 +156,7 @@ class Machine:
         for arg, value in zip(kernel.body.blocks[0].args, globals_):
             self.env[arg] = value
         self.shared: list[Buffer] = []
+        self._globals: dict[str, Buffer] = {}  # workgroup memref.global by symbol name
         self.full = False  # every thread slot active in the block being run
         self._offsets: dict = {}
         self._steps: dict[Block, list] = {}
@@ -249,6 +250,7 @@ class Machine:
             memref.LoadOp: self.load, memref.StoreOp: self.store, vector.LoadOp: self.load,
             vector.StoreOp: self.store, memref.AllocOp: self.alloc, memref.AllocaOp: self.alloc,
             memref.DeallocOp: lambda op, mask: None, memref.DimOp: self.dim,
+            memref.GetGlobalOp: self.get_global,
             memref.CastOp: self.alias,
             vector.BroadcastOp: self.broadcast, vector.ExtractOp: self.extract,
             vector.InsertOp: self.insert, vector.ReductionOp: self.reduction,
@@ -421,20 +423,36 @@ class Machine:
         type_ = op.memref.type
         if op.dynamic_sizes:
             self.fail(op, "dynamic allocation sizes are not simulated")
-        shape = tuple(type_.get_shape())
-        dtype = element_dtype(type_)
-        size = int(np.prod(shape, dtype=np.int64))
-        shared = gpu.is_workgroup(type_.memory_space)
-        if shared and isinstance(op, memref.AllocOp):
-            blocks = self.chunk.blocks
-            data = np.zeros((blocks, size), dtype)
-            buffer = Buffer(op.memref.name_hint or "shared", "shared", shape, data, str(type_),
-                            RaceTracker(blocks, size))
-            self.shared.append(buffer)
+        if gpu.is_workgroup(type_.memory_space) and isinstance(op, memref.AllocOp):
+            buffer = self._shared_buffer(op.memref.name_hint or "shared", type_)
         else:
-            data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see load()
-            buffer = Buffer(op.memref.name_hint or "local", "private", shape, data, str(type_))
+            size = int(np.prod(type_.get_shape(), dtype=np.int64))
+            data = np.zeros((size, self.chunk.threads), element_dtype(type_))  # element-major: see load()
+            buffer = Buffer(op.memref.name_hint or "local", "private", tuple(type_.get_shape()), data,
+                            str(type_))
         self.env[op.memref] = buffer
+
+    def get_global(self, op, mask) -> None:
+        """``memref.get_global @name`` of a workgroup ``memref.global``: the block's copy of
+        it, the same buffer for every get_global of that name."""
+        type_ = op.memref.type
+        if not gpu.is_workgroup(type_.memory_space):
+            self.fail(op, "only memref.global in #gpu.address_space<workgroup> is simulated")
+        name = op.name_.root_reference.data
+        buffer = self._globals.get(name)
+        if buffer is None:
+            buffer = self._globals[name] = self._shared_buffer(name, type_)
+        self.env[op.memref] = buffer
+
+    def _shared_buffer(self, name: str, type_) -> Buffer:
+        """Shared memory of memref type ``type_``: one copy per block of the chunk."""
+        shape = tuple(type_.get_shape())
+        size = int(np.prod(shape, dtype=np.int64))
+        blocks = self.chunk.blocks
+        data = np.zeros((blocks, size), element_dtype(type_))
+        buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
+        self.shared.append(buffer)
+        return buffer
 
     def alias(self, op, mask) -> None:
         self.env[op.results[0]] = self.env[op.operands[0]]
