@@ -225,6 +225,10 @@ def test_shared_memory_sizes_follow_the_ir(cuda_compiler):
 @pytest.mark.parametrize(("body", "message"), [
     ("      %t = gpu.thread_id x\n      %s = memref.alloc(%t) : memref<?xf32, #gpu.address_space<workgroup>>",
      "static sizes"),
+    ("      %v = arith.constant 1.0 : f32\n      %o = arith.constant 1 : i32\n      %w = arith.constant 64 : i32\n"
+     "      %r, %ok = gpu.shuffle xor %v, %o, %w : f32", "gpu.shuffle: width must be from 1 to 32 lanes, got 64"),
+    ("      %v = arith.constant 1.0 : f32\n      %o = arith.constant 1 : i32\n      %w = arith.constant 0 : i32\n"
+     "      %r, %ok = gpu.shuffle idx %v, %o, %w : f32", "width must be from 1 to 32 lanes, got 0"),
     ("      %t = gpu.thread_id x\n      %i = arith.index_cast %t : index to i32\n"
      "      %r = math.ctpop %i : i32", "math.ctpop: not supported"),
 ])

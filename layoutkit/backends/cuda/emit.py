@@ -1058,6 +1058,8 @@ def _h_shuffle(self: _FunctionEmitter, op: Any) -> None:
     vtype = value_type(op.operands[0].type)
     if isinstance(vtype, VectorT):
         raise self.error(op, "shuffles of vectors are not supported; shuffle each element")
+    if re.fullmatch(r"-?\d+", width) and not 1 <= int(width) <= WARP_SIZE:
+        raise self.error(op, f"width must be from 1 to {WARP_SIZE} lanes, got {width}")
     wants_valid = len(op.results) > 1 and _has_uses(op.results[1])
     if _shuffle_stays_in_range(mode, offset, width):
         self.define(op.results[0], _shuffle_call(mode, value, vtype, offset, width))
