@@ -316,21 +316,24 @@ def layout_figure(layout: Any, shape: Any = None) -> tuple[Any, Drawing]:
 
 def _draw_grid(ax: Any, labels: np.ndarray, colors: np.ndarray, padding: np.ndarray | None,
                cell: float, tensor_shape: tuple[int, ...] | None, owner: np.ndarray | None = None) -> None:
-    from matplotlib.collections import LineCollection
+    """One panel: the cell colors as one image, the cell borders, thread boundaries and
+    padding hatches as one collection each, and every label through one :class:`CellLabels`
+    artist (a matplotlib Text per cell would cost a layout pass each: seconds at 64x64)."""
+    from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Rectangle
 
     rows, cols = labels.shape
     ax.imshow(colors, interpolation="nearest", aspect="equal", extent=(-0.5, cols - 0.5, rows - 0.5, -0.5))
-    ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
-    ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
-    ax.grid(which="minor", color="white", linewidth=0.6)
-    ax.tick_params(which="minor", length=0)
     step = max(1, cols // 16)
     ax.set_xticks(range(0, cols, step))
     ax.set_yticks(range(0, rows, max(1, rows // 16)))
     ax.tick_params(labelsize=7, top=True, labeltop=True, bottom=False, labelbottom=False)
     if tensor_shape is not None and len(tensor_shape) > 2:
         ax.set_ylabel(f"dims 0..{len(tensor_shape) - 2} flattened", fontsize=7)
+    # white lines between all cells
+    xs, ys = np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5
+    borders = [[(x, -0.5), (x, rows - 0.5)] for x in xs] + [[(-0.5, y), (cols - 0.5, y)] for y in ys]
+    ax.add_collection(LineCollection(borders, colors="white", linewidths=0.6))
     if owner is not None:  # dark lines where the holding thread changes
         rs, cs = np.nonzero(owner[:, 1:] != owner[:, :-1])
         vertical = np.stack([np.stack([cs + 0.5, rs - 0.5], -1), np.stack([cs + 0.5, rs + 0.5], -1)], 1)
@@ -341,17 +344,128 @@ def _draw_grid(ax: Any, labels: np.ndarray, colors: np.ndarray, padding: np.ndar
             ax.add_collection(LineCollection(segments, colors="#333333",
                                              linewidths=max(0.4, min(1.2, cell * 2))))
     if padding is not None and padding.any():
-        for r, c in zip(*np.nonzero(padding)):
-            ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, hatch="////",
-                                   edgecolor=(0.55, 0.55, 0.55), linewidth=0))
+        hatched = [Rectangle((c - 0.5, r - 0.5), 1, 1) for r, c in zip(*np.nonzero(padding))]
+        ax.add_collection(PatchCollection(hatched, facecolor="none", hatch="////",
+                                          edgecolor=(0.55, 0.55, 0.55), linewidth=0))
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
     if rows * cols <= MAX_LABELLED_CELLS:
         longest = max((len(s) for s in labels.ravel()), default=1) or 1
         fontsize = float(np.clip(cell * 72 * 1.5 / max(longest, 3), 1.0, 9.0))
-        for (r, c), text in np.ndenumerate(labels):
-            if text:
-                lum = float(np.dot(colors[r, c, :3], (0.299, 0.587, 0.114)))
-                ax.text(c, r, text, ha="center", va="center", fontsize=fontsize,
-                        color="black" if lum > 0.55 else "white", in_layout=False)
+        ax.add_artist(cell_labels_artist(labels, colors, fontsize))
+
+
+def cell_labels_artist(labels: np.ndarray, colors: np.ndarray, fontsize: float) -> Any:
+    """A :class:`CellLabels` artist: ``labels[r, c]`` centered on cell ``(c, r)``, black on
+    light cells and white on dark ones (by the luminance of ``colors``)."""
+    return _cell_labels_class()(labels, colors, fontsize)
+
+
+def _cell_labels_class() -> type:
+    global _CELL_LABELS
+    if _CELL_LABELS is None:
+        from matplotlib.artist import Artist
+        from matplotlib.font_manager import FontProperties
+
+        class CellLabels(Artist):
+            """Every cell label of a grid in one artist: one font measurement, then one
+            ``renderer.draw_text`` per label at its baseline (labels are monospaced, so a
+            label's width is its length times one character's)."""
+
+            zorder = 3
+
+            def __init__(self, labels: np.ndarray, colors: np.ndarray, fontsize: float) -> None:
+                super().__init__()
+                self.labels = labels
+                luminance = colors[..., :3] @ np.array([0.299, 0.587, 0.114])
+                self.dark = luminance <= 0.55
+                self.prop = FontProperties(family="DejaVu Sans Mono", size=fontsize)
+                self.set_in_layout(False)
+
+            def get_texts(self) -> list[str]:
+                """The labels drawn, row by row (empty cells left out)."""
+                return [text for text in self.labels.ravel().tolist() if text]
+
+            def draw(self, renderer: Any) -> None:
+                if not self.get_visible():
+                    return
+                rows, cols = np.nonzero(self.labels != "")
+                if not len(rows):
+                    return
+                texts = self.labels[rows, cols]
+                centers = self.axes.transData.transform(np.stack([cols, rows], -1).astype(float))
+                width, height, descent = renderer.get_text_width_height_descent("0" * 8, self.prop, ismath=False)
+                char_width = width / 8
+                lengths = np.char.str_len(texts.astype(str))
+                xs = centers[:, 0] - lengths * char_width / 2
+                ys = centers[:, 1] - height / 2 + descent  # baselines, y up
+                if renderer.flipy():  # as Text.draw: such renderers take y down from the top
+                    ys = renderer.get_canvas_width_height()[1] - ys
+                dark = self.dark[rows, cols]
+                renderer.open_group("cell_labels", gid=self.get_gid())
+                gc = renderer.new_gc()
+                if _is_raster(renderer):
+                    _stamp_labels(renderer, gc, texts, xs, ys, dark, char_width, self.prop)
+                else:  # vector output keeps every label as text
+                    for is_dark, color in ((False, (0, 0, 0, 1)), (True, (1, 1, 1, 1))):
+                        gc.set_foreground(color)
+                        for i in np.nonzero(dark == is_dark)[0].tolist():
+                            renderer.draw_text(gc, xs[i], ys[i], str(texts[i]), self.prop, 0.0, ismath=False)
+                gc.restore()
+                renderer.close_group("cell_labels")
+                self.stale = False
+
+        _CELL_LABELS = CellLabels
+    return _CELL_LABELS
+
+
+_CELL_LABELS: type | None = None
+
+
+def _is_raster(renderer: Any) -> bool:
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    return type(renderer) is RendererAgg
+
+
+def _stamp_labels(renderer: Any, gc: Any, texts: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                  dark: np.ndarray, char_width: float, prop: Any) -> None:
+    """Raster output: each character is rendered once by Agg into a small bitmap, and the
+    labels are stamped from those bitmaps into one RGBA layer (numpy, per character kind)
+    drawn as one image -- the same glyphs ``draw_text`` would give, at rounded positions.
+    ``ys`` are baselines in pixel rows from the top (Agg flips y)."""
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    height_px = int(renderer.height)
+    width_px = int(renderer.width)
+    size = int(np.ceil(prop.get_size_in_points() * renderer.dpi / 72 * 2.5)) + 4
+    origin_x, origin_y = 2, size // 3  # the glyph pen position inside its small canvas
+    coverage = np.zeros((2, height_px, width_px), dtype=np.float32)  # light, dark text
+    longest = max(int(np.char.str_len(texts.astype(str)).max()), 1)
+    chars = texts.astype(f"<U{longest}").view("<U1").reshape(len(texts), longest)
+    for char in np.unique(chars).tolist():
+        if char in ("", " "):
+            continue
+        canvas = RendererAgg(size, size, renderer.dpi)
+        canvas_gc = canvas.new_gc()
+        canvas.draw_text(canvas_gc, origin_x, origin_y, char, prop, 0.0, ismath=False)
+        canvas_gc.restore()
+        glyph = np.asarray(canvas.buffer_rgba())[..., 3].astype(np.float32) / 255
+        glyph_rows, glyph_cols = np.nonzero(glyph)
+        weights = glyph[glyph_rows, glyph_cols]
+        label_index, position = np.nonzero(chars == char)  # every occurrence of the character
+        left = np.round(xs[label_index] + position * char_width).astype(np.int64) - origin_x
+        top = np.round(ys[label_index]).astype(np.int64) - origin_y
+        r = top[:, None] + glyph_rows[None, :]
+        c = left[:, None] + glyph_cols[None, :]
+        inside = (r >= 0) & (r < height_px) & (c >= 0) & (c < width_px)
+        layer = np.broadcast_to(dark[label_index][:, None].astype(np.int64), r.shape)
+        np.maximum.at(coverage, (layer[inside], r[inside], c[inside]),
+                      np.broadcast_to(weights[None, :], r.shape)[inside])
+    image = np.zeros((height_px, width_px, 4), dtype=np.float32)
+    image[..., :3] = (coverage[1] > 0)[..., None]  # white text on dark cells, else black
+    image[..., 3] = np.maximum(coverage[0], coverage[1])
+    renderer.draw_image(gc, 0, 0, (image * 255).astype(np.uint8)[::-1])
 
 
 def _wrap(text: str, width: int) -> str:

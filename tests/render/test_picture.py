@@ -3,7 +3,9 @@ against the drawing data, and the files the CLI writes."""
 
 from __future__ import annotations
 
+import io
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ import layoutkit  # noqa: E402
 from layoutkit import LayoutError  # noqa: E402
 from layoutkit.cli import main  # noqa: E402
 from layoutkit.layouts.iree import NestedLayout  # noqa: E402
-from layoutkit.render.picture import drawing_of, layout_figure, layout_svg  # noqa: E402
+from layoutkit.render.picture import drawing_of, layout_figure, layout_svg, save_figure  # noqa: E402
 
 SEED000 = NestedLayout([2, 1], [2, 4], [1, 1], [16, 4], [1, 4], [1, 0], [1, 16], num_subgroups=4)
 SEED004 = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
@@ -130,8 +132,23 @@ def test_figure_is_made_from_the_drawing(tmp_path):
     layout = NestedLayout([1, 1], [1, 1], [2, 1], [2, 5], [1, 1], [0, 0], [5, 1], subgroup_size=10)
     fig, drawing = layout_figure(layout)
     ax = fig.axes[0]
-    texts = sorted(t.get_text() for t in ax.texts)
+    (labels,) = [a for a in ax.artists if hasattr(a, "get_texts")]  # one artist, every label
+    texts = sorted(labels.get_texts())
     assert texts == sorted(drawing.labels.ravel().tolist())
+    # and the written file holds each label as text, inside its own cell
+    svg = io.StringIO()
+    save_figure(fig, svg, "svg")
+    height_pt = fig.get_figheight() * 72
+    group = re.search(r'<g id="cell_labels[^"]*">(.*?)</g>', svg.getvalue(), re.DOTALL).group(1)
+    placed = re.findall(r'<text [^>]*transform="translate\(([-\d.]+) ([-\d.]+)\)">([^<]*)<', group)
+    assert sorted(text for _, _, text in placed) == texts
+    to_display = ax.transData.transform
+    scale = 72 / fig.dpi  # svg units are points
+    for x, y, text in placed:
+        row, col = np.argwhere(drawing.labels == text)[0]
+        left, top = to_display((col - 0.5, row - 0.5)) * scale
+        right, bottom = to_display((col + 0.5, row + 0.5)) * scale
+        assert left <= float(x) <= right and bottom <= height_pt - float(y) <= top, (text, x, y)
     image = ax.images[0].get_array()
     np.testing.assert_allclose(np.asarray(image), drawing.colors)
     # seed 000's outer example: the 2x5 thread grid twice
@@ -175,3 +192,35 @@ def test_cli_render(tmp_path, capsys):
 def test_not_a_layout():
     with pytest.raises(LayoutError, match="layout"):
         drawing_of(object())
+
+
+def test_raster_labels_are_the_glyphs_draw_text_gives(tmp_path, monkeypatch):
+    """PNG labels are stamped from per-character bitmaps; the picture equals the one drawn
+    with a draw_text call per label, up to a pixel of rounding on glyph edges."""
+    from layoutkit.render import picture
+
+    layout = NestedLayout([2, 1], [1, 2], [1, 1], [4, 2], [1, 2], [1, 0], [1, 4], subgroup_size=8)
+    fig, _ = layout_figure(layout)
+    fig.savefig(tmp_path / "stamped.png", dpi=150)
+    monkeypatch.setattr(picture, "_is_raster", lambda renderer: False)
+    fig, _ = layout_figure(layout)
+    fig.savefig(tmp_path / "drawn.png", dpi=150)
+    from matplotlib.image import imread
+
+    stamped, drawn = imread(tmp_path / "stamped.png"), imread(tmp_path / "drawn.png")
+    assert stamped.shape == drawn.shape
+
+    def far(a, b):
+        """Pixels of ``a`` unlike every pixel of ``b`` within one pixel of them."""
+        nearest = np.full(a.shape[:2], np.inf)
+        for dy, dx in itertools.product((-1, 0, 1), repeat=2):
+            nearest = np.minimum(nearest, np.abs(a - np.roll(b, (dy, dx), axis=(0, 1))).max(axis=-1))
+        return nearest > 0.25
+
+    assert far(stamped, drawn).mean() < 0.001 and far(drawn, stamped).mean() < 0.002
+    # without labels the picture is far from the drawn one wherever a glyph is
+    monkeypatch.setattr(picture, "MAX_LABELLED_CELLS", 0)
+    fig, _ = layout_figure(layout)
+    fig.savefig(tmp_path / "bare.png", dpi=150)
+    text_pixels = far(drawn, imread(tmp_path / "bare.png")).mean()
+    assert text_pixels > 5 * far(drawn, stamped).mean(), text_pixels
