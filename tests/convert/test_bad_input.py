@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -166,6 +167,12 @@ def test_layout_with_too_many_hardware_slots_is_refused_before_tabulating():
         plan_conversion(wide, narrow, (1, 2), "f32")
 
 
+@pytest.mark.parametrize("src", [BLOCKED, None, 42, np.zeros((2, 2))])
+def test_things_that_are_not_layouts(src):
+    with pytest.raises(LayoutError, match="src: expected a layout, got"):
+        plan_conversion(src, parse_layout(BLOCKED), (64, 64), "f16")
+
+
 @pytest.mark.parametrize("bits", [256, 1 << 70, -8])
 def test_element_bit_widths_beyond_one_vector_access(bits):
     with pytest.raises(LayoutError, match=f"element type: bit width must be 1 to 128.*'{bits}'"):
@@ -182,6 +189,8 @@ HOSTILE = [
     (("-l", BLOCKED, "-l", BLOCKED, "-t", "garbage"), "tensor type: expected 'tensor<DxDx...xTYPE>', got 'garbage'"),
     (("-l", BLOCKED, "-l", BLOCKED_8_WARPS, "-t", "tensor<64x64xf16>"), "hardware: the source layout has 4 warp(s)"),
     (("-l", BLOCKED, "-l", SWIZZLED, "-t", "tensor<16x16xf16>"), "dst: '#ttg.swizzled_shared<"),
+    (("-l", BLOCKED.replace("threadsPerWarp = [4, 8]", "threadsPerWarp = [8, 8]"), "-l", BLOCKED,
+      "-t", "tensor<64x64xf16>"), "hardware: the source layout has 64 lane(s) and the destination 32"),
     (("-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--scratch-bytes", "-5"),
      "scratch_bytes: expected a positive integer, got '-5'"),
     (("-l", BLOCKED, "-l", TRANSPOSED, "-t", "tensor<64x64xf32>", "--scratch-bytes", "1e9"), "'1e9'"),
