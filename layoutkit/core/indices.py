@@ -58,13 +58,14 @@ def hardware_indices(given: dict[str, Any], dims: dict[str, int]) -> dict[str, n
     return out
 
 
-def check_table_size(dims: dict[str, int], what: Any) -> None:
-    """LayoutError when a table over ``dims`` would have more than
-    :data:`MAX_TABLE_ENTRIES` hardware indices; ``what`` is the layout, for the message."""
+def check_table_size(dims: dict[str, int], what: Any, limit: int = MAX_TABLE_ENTRIES,
+                     purpose: str = "a table") -> None:
+    """LayoutError when ``purpose`` (a table, a picture) over ``dims`` would take more than
+    ``limit`` hardware indices; ``what`` is the layout, for the message."""
     total = prod(dims.values())
-    if total > MAX_TABLE_ENTRIES:
+    if total > limit:
         sizes = ", ".join(f"{name}={size}" for name, size in dims.items())
         raise LayoutError(
-            f"hardware dims: a table of {quote(what, 120)} over {sizes} would have {total} entries, "
-            f"at most {MAX_TABLE_ENTRIES} (2**{MAX_TABLE_ENTRIES.bit_length() - 1}) are supported"
+            f"hardware dims: {purpose} of {quote(what, 120)} over {sizes} would have {total} entries, "
+            f"at most {limit} (2**{limit.bit_length() - 1}) are supported"
         )

@@ -52,9 +52,10 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit.core.coords.affine import Dim, parse_affine_map
 from layoutkit.core.indices import check_table_size, hardware_indices
 from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
-from layoutkit.core.text import Attribute, Cursor, parse_attribute
+from layoutkit.core.text import Attribute, parse_attribute
 from layoutkit.errors import LayoutError, quote
 
 ATTR_NAME = "iree_vector_ext.nested_layout"
@@ -641,50 +642,24 @@ class AffineMap:
         if not isinstance(text, str):
             raise LayoutError(f"affine_map: expected text, got {quote(repr(text))}")
         try:
-            return cls._read(Cursor(text.strip()))
+            general = parse_affine_map(text)
         except LayoutError as err:
             if str(err).startswith("affine_map:"):
                 raise
             raise LayoutError(f"affine_map: {err}") from None
-
-    @classmethod
-    def _read(cls, cursor: Cursor) -> AffineMap:
-        wrapped = cursor.accept("affine_map")
-        if wrapped:
-            cursor.expect("<", "after 'affine_map'")
-        cursor.expect("(", "to open the affine map's dims")
-        names: list[str] = []
-        if not cursor.accept(")"):
-            while True:
-                tok = cursor.expect_kind("ident", "a dim name")
-                if tok.text in names:
-                    cursor.fail(f"affine_map: dim {quote(tok.text)} declared twice", tok)
-                names.append(tok.text)
-                if not cursor.accept(","):
-                    break
-            cursor.expect(")", "to close the affine map's dims")
-        if cursor.at("["):
-            cursor.fail("affine_map: symbols are not supported")
-        cursor.expect("->", "in the affine map")
-        cursor.expect("(", "to open the affine map's results")
         results: list[int | None] = []
-        if not cursor.accept(")"):
-            while True:
-                tok = cursor.next()
-                if tok.kind == "ident" and tok.text in names:
-                    results.append(names.index(tok.text))
-                elif tok.kind == "int":
-                    results.append(None)
-                else:
-                    cursor.fail("affine_map: expected a dim name or a constant result "
-                                "(only permutations, projections and broadcasts)", tok)
-                if not cursor.accept(","):
-                    break
-            cursor.expect(")", "to close the affine map's results")
-        if wrapped:
-            cursor.expect(">", "to close 'affine_map<'")
-        cursor.expect_end()
-        return cls(len(names), tuple(results))
+        for expr in general.results:
+            atom = expr.single_atom()
+            if isinstance(atom, Dim):
+                results.append(atom.index)
+            elif expr.is_const:
+                results.append(None)
+            else:
+                raise LayoutError(
+                    f"affine_map: result {quote(expr)} is neither a dim nor a constant (only "
+                    f"permutations, projections and broadcasts), in {quote(text)}"
+                )
+        return cls(general.num_dims, tuple(results))
 
     def __str__(self) -> str:
         dims = ", ".join(f"d{i}" for i in range(self.num_dims))

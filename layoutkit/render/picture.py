@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit.core.indices import check_table_size
 from layoutkit.errors import LayoutError, quote
 
 #: cells above which the labels are left out of the figure (they stay in the Drawing)
@@ -132,13 +133,7 @@ def drawing_of(layout: Any, shape: Any = None) -> Drawing:
             f"{MAX_DRAWN_CELLS} (2**{MAX_DRAWN_CELLS.bit_length() - 1}) are supported"
         )
     hw = layout.hardware_dims(tensor_shape)
-    indices = prod(hw.values())
-    if indices > MAX_DRAWN_HOLDERS:
-        sizes = ", ".join(f"{name}={size}" for name, size in hw.items())
-        raise LayoutError(
-            f"hardware dims: a picture of {quote(str(layout))} over {sizes} would place {indices} "
-            f"hardware indices, at most {MAX_DRAWN_HOLDERS} (2**{MAX_DRAWN_HOLDERS.bit_length() - 1}) are supported"
-        )
+    check_table_size(hw, str(layout), MAX_DRAWN_HOLDERS, "a picture")
     table = layout.table(tensor_shape)
     kind = getattr(layout, "kind", "distributed")
     if "offset" in hw:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+from cute_reference import ref, table
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -36,27 +37,6 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 # -- reference semantics --------------------------------------------------------------------
 
-def leaves(t):
-    return [y for x in t for y in leaves(x)] if isinstance(t, tuple) else [t]
-
-
-def ref(layout: Layout, i: int) -> int:
-    """Offset of index ``i``: split column-major over the leaves of size > 1, the last one
-    unbounded (how CuTe extends a layout past its size in composition)."""
-    pairs = [(s, d) for s, d in zip(leaves(layout.shape), leaves(layout.stride)) if s != 1]
-    shape, stride = [p[0] for p in pairs], [p[1] for p in pairs]
-    total = 0
-    for k, (s, d) in enumerate(zip(shape, stride)):
-        if k == len(shape) - 1:
-            total += i * d
-        else:
-            total += (i % s) * d
-            i //= s
-    return total
-
-
-def table(layout: Layout) -> list[int]:
-    return [ref(layout, i) for i in range(layout.size)]
 
 
 def colex(i: int, shape):

@@ -1,12 +1,10 @@
-"""Malformed and hostile input to nested layouts -- through the Python API (the fields,
-apply, permute / project / apply_map / reshape / recombine) and `layoutkit show` / `render`:
-each gives a LayoutError (the CLI one `error:` line, exit 2) naming the field and quoting the
-text, quickly, never a hang, a MemoryError or another exception."""
+"""Malformed and hostile input to nested layouts through the Python API (the fields,
+apply, permute / project / apply_map / reshape / recombine): each gives a LayoutError naming
+the field and quoting the text, quickly, never a hang, a MemoryError or another exception.
+The CLI (`show` / `render` with nested text) is in tests/render/test_render_bad_input.py."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -16,7 +14,6 @@ from hypothesis import strategies as st
 
 import layoutkit
 from layoutkit import LayoutError
-from layoutkit.cli import main
 from layoutkit.layouts.iree import NestedLayout
 
 FIELDS = dict(subgroup_tile=[2, 1], batch_tile=[2, 4], outer_tile=[1, 1], thread_tile=[16, 4],
@@ -109,7 +106,7 @@ METHOD_CASES = [
     (lambda: SEED.apply_map(5), ["affine_map: ", "'5'"]),
     (lambda: SEED.apply_map("garbage"), ["affine_map: ", "'garbage'"]),
     (lambda: SEED.apply_map("affine_map<(d0, ☃) -> (d0)>"), ["affine_map: ", "'☃'"]),
-    (lambda: SEED.apply_map("affine_map<(d0, d1) -> (d0 + d1, d0)>"), ["affine_map: ", "'+'"]),
+    (lambda: SEED.apply_map("affine_map<(d0, d1) -> (d0 + d1, d0)>"), ["affine_map: ", "'d0 + d1'"]),
     (lambda: SEED.apply_map("affine_map<(d0) -> (d0)>"), ["affine_map: ", "rank 2"]),
     (lambda: SEED.reshape(None), ["new_shape: ", "'None'"]),
     (lambda: SEED.reshape("64x64"), ["new_shape: "]),
@@ -191,49 +188,3 @@ def test_random_field_values(values, name):
     layout = value_or_layout_error(lambda: nested(**{name: values}))
     if layout is not None:
         assert layoutkit.parse_layout(str(layout)) == layout
-
-
-# ------------------------------------------------------------------------------------------
-# the CLI
-# ------------------------------------------------------------------------------------------
-def assert_one_error_line(code: int, out: str, err: str, fragments=()) -> None:
-    assert code == 2, (code, err)
-    assert out == ""
-    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    for fragment in fragments:
-        assert fragment in err, (fragment, err)
-
-
-CLI_CASES = [
-    (["show", "-l", text_of(thread_tile=[HUGE, 1]), "-t", "tensor<64x64xf16>"], ["shape: ", f"'[{4 * HUGE}, 16]'"]),
-    (["show", "-l", text_of(thread_tile=[HUGE, 1]), "-t", f"tensor<{4 * HUGE}x16xf16>"], ["shape: ", str(4 * HUGE)]),
-    (["show", "-l", text_of(thread_strides=[10**20, 16]), "-t", "tensor<64x64xf16>"],
-     ["thread_strides: ", str(10**20)]),
-    (["show", "-l", text_of(thread_tile=[0, 4]), "-t", "tensor<64x64xf16>"], ["thread_tile: ", "'[0, 4]'"]),
-    (["show", "-l", text_of(thread_tile=[16]), "-t", "tensor<64x64xf16>"], ["thread_tile: ", "'[16]'"]),
-    (["show", "-l", text_of(thread_tile="[1.5, 4]"), "-t", "tensor<64x64xf16>"], ["layout text: ", "'.'"]),
-    (["show", "-l", "#iree_vector_ext.nested_layout<ü>", "-t", "tensor<64x64xf16>"], ["'ü'"]),
-    (["show", "-l", text_of(), "-t", "tensor<64x64xf16>", "--num-subgroups", str(HUGE)], ["hardware dims: ", f"warp={HUGE}"]),
-    (["render", "-l", text_of(thread_tile=[HUGE, 1]), "-o", "out.png"], ["shape: ", f"'[{4 * HUGE}, 16]'"]),
-    (["render", "-l", text_of(), "-o", "out.png", "--subgroup-size", str(HUGE)], ["hardware dims: ", f"lane={HUGE}"]),
-    (["render", "-l", text_of(), "-o", "out.png", "--subgroup-size", "0"], ["subgroup_size: ", "'0'"]),
-    (["render", "-l", text_of(subgroup_tile=[-1, 1]), "-o", "out.png"], ["subgroup_tile: ", "'[-1, 1]'"]),
-]
-
-
-@pytest.mark.parametrize("args, fragments", CLI_CASES)
-def test_cli_bad_nested_input(capsys, tmp_path, monkeypatch, args, fragments):
-    monkeypatch.chdir(tmp_path)
-    start = time.perf_counter()
-    code = main(args)
-    captured = capsys.readouterr()
-    assert time.perf_counter() - start < 5
-    assert_one_error_line(code, captured.out, captured.err, fragments)
-    assert not (tmp_path / "out.png").exists()
-
-
-@pytest.mark.parametrize("args", [CLI_CASES[0][0], CLI_CASES[8][0]])
-def test_subprocess_bad_nested_input(tmp_path, args):
-    done = subprocess.run([sys.executable, "-m", "layoutkit", *args], capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)
-    assert_one_error_line(done.returncode, done.stdout, done.stderr)

@@ -1,7 +1,8 @@
-"""Malformed and hostile input to `layoutkit render`: every case prints one `error: ...` line
-naming the field and quoting the text, exits 2, writes no picture, and fails fast (bad output
-paths are refused before anything is drawn) -- through `main([...])`, a subprocess, and for
-random layout text (hypothesis)."""
+"""Malformed and hostile input to `layoutkit render`, and nested / CuTe layout text through
+`render` and `show`: every case prints one `error: ...` line naming the field and quoting the
+text, exits 2, writes no picture, and fails fast (bad output paths are refused before
+anything is drawn) -- through `main([...])`, a subprocess, and for random layout text
+(hypothesis)."""
 
 from __future__ import annotations
 
@@ -107,11 +108,70 @@ def test_drawing_of_non_layouts():
         assert fragment in str(info.value)
 
 
+# ------------------------------------------------------------------------------------------
+# nested (IREE) and CuTe layout text through `show` and `render`
+# ------------------------------------------------------------------------------------------
+NESTED_FIELDS = dict(subgroup_tile=[2, 1], batch_tile=[2, 4], outer_tile=[1, 1], thread_tile=[16, 4],
+                     element_tile=[1, 4], subgroup_strides=[1, 0], thread_strides=[1, 16])
+HUGE = 99999999999
+HUGE_CUTE = "(1000000000,1000000000):(1,1000000000)"
+
+
+def text_of(**changes) -> str:
+    """Seed 000's nested layout text with some fields changed."""
+    body = ", ".join(f"{name} = {value}" for name, value in {**NESTED_FIELDS, **changes}.items())
+    return f"#iree_vector_ext.nested_layout<{body}>"
+
+
+NESTED_CLI_CASES = [
+    (["show", "-l", text_of(thread_tile=[HUGE, 1]), "-t", "tensor<64x64xf16>"], ["shape: ", f"'[{4 * HUGE}, 16]'"]),
+    (["show", "-l", text_of(thread_tile=[HUGE, 1]), "-t", f"tensor<{4 * HUGE}x16xf16>"], ["shape: ", str(4 * HUGE)]),
+    (["show", "-l", text_of(thread_strides=[10**20, 16]), "-t", "tensor<64x64xf16>"],
+     ["thread_strides: ", str(10**20)]),
+    (["show", "-l", text_of(thread_tile=[0, 4]), "-t", "tensor<64x64xf16>"], ["thread_tile: ", "'[0, 4]'"]),
+    (["show", "-l", text_of(thread_tile=[16]), "-t", "tensor<64x64xf16>"], ["thread_tile: ", "'[16]'"]),
+    (["show", "-l", text_of(thread_tile="[1.5, 4]"), "-t", "tensor<64x64xf16>"], ["layout text: ", "'.'"]),
+    (["show", "-l", "#iree_vector_ext.nested_layout<ü>", "-t", "tensor<64x64xf16>"], ["'ü'"]),
+    (["show", "-l", text_of(), "-t", "tensor<64x64xf16>", "--num-subgroups", str(HUGE)], ["hardware dims: ", f"warp={HUGE}"]),
+    (["render", "-l", text_of(thread_tile=[HUGE, 1]), "-o", "out.png"], ["shape: ", f"'[{4 * HUGE}, 16]'"]),
+    (["render", "-l", text_of(), "-o", "out.png", "--subgroup-size", str(HUGE)], ["hardware dims: ", f"lane={HUGE}"]),
+    (["render", "-l", text_of(), "-o", "out.png", "--subgroup-size", "0"], ["subgroup_size: ", "'0'"]),
+    (["render", "-l", text_of(subgroup_tile=[-1, 1]), "-o", "out.png"], ["subgroup_tile: ", "'[-1, 1]'"]),
+]
+
+CUTE_CLI_CASES = [
+    (["render", "-l", HUGE_CUTE, "-o", "out.png"], ["layout: ", f"'{HUGE_CUTE}'", "over MxN"]),
+    (["render", "-l", HUGE_CUTE + " over 1000000000x1000000000", "-o", "out.png"], ["shape: ", "'[1000000000, 1000000000]'"]),
+    (["render", "-l", "(32,4):(1,32)", "-t", "tensor<1000000000x1000000000xf16>", "-o", "out.png"],
+     ["shape: ", "'[1000000000, 1000000000]'"]),
+    (["render", "-l", "Sw<3,4,3> o 0 o (8,64):(64,1)", "-o", "out.svg"], ["layout: ", "'Sw<3,4,3> o 0 o (8,64):(64,1)'"]),
+    (["render", "-l", "Sw<99,99,99> o 0 o (8,64):(64,1)", "-o", "out.svg"], ["swizzle: ", "'Sw<99,99,99>'"]),
+    (["render", "-l", "(0,4):(1,32)", "-o", "out.svg"], ["shape: ", "'0'"]),
+    (["render", "-l", "(32,4):(1,-32) over 32x4", "-o", "out.svg"], ["thread-value layout: ", "'(32,4):(1,-32)'"]),
+    (["show", "-l", HUGE_CUTE, "-t", "tensor<1000000000x1000000000xf16>"], ["shape: ", "'[1000000000, 1000000000]'"]),
+    (["show", "-l", HUGE_CUTE, "-t", "tensor<64x64xf16>"], ["thread-value layout: ", f"'{HUGE_CUTE}'"]),
+    (["show", "-l", "(" * 5000, "-t", "tensor<32x4xf16>"], ["layout: ", "nested deeper"]),
+    (["show", "-l", "(32,4):(1,32) ☃", "-t", "tensor<32x4xf16>"], ["'☃'"]),
+]
+
+
+@pytest.mark.parametrize("args, fragments", NESTED_CLI_CASES + CUTE_CLI_CASES)
+def test_nested_and_cute_text_is_one_error_line(capsys, tmp_path, monkeypatch, args, fragments):
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    code = main(args)
+    captured = capsys.readouterr()
+    assert time.perf_counter() - start < 5
+    assert_one_error_line(code, captured.out, captured.err, fragments)
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("args", [
     ["render", "-l", NESTED, "-o", "out.gif"],
     ["render", "-l", NESTED, "-o", "missing/out.png"],
     ["render", "-l", BLOCKED, "-t", "tensor<1048576x1048576xf16>", "-o", "out.png"],
     ["render", "-l", "(1000000000,1000000000):(1,1000000000) over 1000000000x1000000000", "-o", "out.png"],
+    NESTED_CLI_CASES[0][0], NESTED_CLI_CASES[8][0], CUTE_CLI_CASES[7][0],
 ])
 def test_subprocess_prints_one_error_line(tmp_path, args):
     done = subprocess.run([sys.executable, "-m", "layoutkit", *args], capture_output=True, text=True,
