@@ -23,9 +23,10 @@ flat id is just the lane while the thread strides and tiles stay inside one subg
 usual case), and a thread tile reaching past the subgroup reads the subgroup bits. Two
 differences from IREE, both on layouts IREE cannot use: a tile > 1 with stride 0 (IREE: virtual
 id 0, the other tiles unowned) is refused, and strides that do not nest (IREE's
-``basisFromSizesStrides`` fails) are read with the formula above. Each thread
-keeps a vector of the *distributed shape* ``[batch..., outer..., element...]``; register
-``r`` is the row-major index into it. The element at register ``(b, o, e)`` (one index per
+``basisFromSizesStrides`` fails) are read with the formula above.
+
+Each thread keeps a vector of the *distributed shape* ``[batch..., outer..., element...]``;
+register ``r`` is the row-major index into it. The element at register ``(b, o, e)`` (one index per
 dim and level) of thread ``t`` in subgroup ``s`` has, along dim ``d``, the coordinate::
 
     ((((vsg[d] * batch[d] + b[d]) * outer[d] + o[d]) * thread[d] + vt[d]) * element[d] + e[d])
