@@ -500,10 +500,19 @@ def _coalesce_flat(shapes: Any, strides: Any) -> tuple[list[int], list[int]]:
     return out_s, out_d
 
 
+def _check_profile(profile: Any, op: str) -> None:
+    """A profile is None or an int (the whole layout) or a tuple (mode by mode)."""
+    if profile is None or isinstance(profile, tuple) or (
+            isinstance(profile, (int, np.integer)) and not isinstance(profile, bool)):
+        return
+    raise LayoutError(f"{op} profile: expected None, an int or a tuple, got {quote(repr(profile))}")
+
+
 def coalesce(layout: AnyLayout, profile: Any = None) -> AnyLayout:
     """The same function with as few modes as possible (flat); with a tuple ``profile``,
     mode by mode: ``coalesce((2,(1,6)):(1,(6,2))) == 12:1``."""
     layout = as_layout(layout)
+    _check_profile(profile, "coalesce")
     if isinstance(layout, ComposedLayout):
         return ComposedLayout(layout.outer, layout.offset, coalesce(layout.inner, profile))
     if isinstance(profile, tuple):
@@ -520,6 +529,7 @@ def coalesce(layout: AnyLayout, profile: Any = None) -> AnyLayout:
 def filter(layout: AnyLayout, profile: Any = None) -> AnyLayout:  # noqa: A001 - CuTe's name
     """``layout`` without its stride-0 and size-1 modes, coalesced (``1:0`` if none left)."""
     layout = as_layout(layout)
+    _check_profile(profile, "filter")
     if isinstance(layout, ComposedLayout):
         return ComposedLayout(layout.outer, layout.offset, filter(layout.inner, profile))
     if isinstance(profile, tuple):

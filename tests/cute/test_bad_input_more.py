@@ -116,6 +116,8 @@ TV = layoutkit.parse_layout("(32,4):(1,32) over 32x4")
     (lambda: cute.complement("(2,3):(-1,2)"), ["complement: ", "'(2,3):(-1,2)'"]),
     (lambda: cute.left_inverse("(2,3):(1,1)"), ["left_inverse: ", "'(2,3):(1,1)'"]),
     (lambda: cute.Swizzle(3.0, 4, 3), ["swizzle bits: ", "'3.0'"]),
+    (lambda: cute.coalesce(L23, "xx"), ["coalesce profile: ", "'xx'"]),
+    (lambda: cute.filter(L23, [1, 1]), ["filter profile: ", "[1, 1]"]),
     (lambda: cute.parse(None), ["layout text: ", "'None'"]),
     (lambda: cute.parse("(2,3):(1,2)\x00"), ["layout text: "]),
     (lambda: cute.parse("(" * 5000), ["layout: ", "nested deeper"]),
