@@ -590,11 +590,12 @@ class NestedLayout(LayoutBase):
             return True
         src = _ownership(self.table(), self.hardware_dims(), shape)
         dst = _ownership(other.table(shape), other_hw, shape)
-        return bool(np.any(dst & ~src))
+        return bool(np.setdiff1d(dst, src, assume_unique=True).size)
 
 
 def _ownership(table: np.ndarray, hw: dict[str, int], shape: tuple[int, ...]) -> np.ndarray:
-    """Boolean ``[lane * warps + warp, element]``: does that thread hold that element."""
+    """The sorted, unique ``thread * elements + element`` of every (thread, element) held,
+    with ``thread = lane * warps + warp`` -- as large as the table, not threads x elements."""
     names = list(hw)
     lanes, warps = hw.get("lane", 1), hw.get("warp", 1)
     # axes: bring (lane, warp) to the front, everything else (registers) after
@@ -602,9 +603,8 @@ def _ownership(table: np.ndarray, hw: dict[str, int], shape: tuple[int, ...]) ->
     rest = [i for i in range(len(names)) if i not in order]
     tab = np.transpose(table, order + rest + [table.ndim - 1]).reshape(lanes * warps, -1, len(shape))
     flat = np.ravel_multi_index(tuple(np.moveaxis(tab, -1, 0)), shape)
-    owned = np.zeros((lanes * warps, prod(shape)), dtype=bool)
-    owned[np.arange(lanes * warps)[:, None], flat] = True
-    return owned
+    thread = np.arange(lanes * warps, dtype=np.int64)[:, None]
+    return np.unique(thread * prod(shape) + flat)
 
 
 @dataclass(frozen=True)

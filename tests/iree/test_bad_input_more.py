@@ -188,3 +188,19 @@ def test_random_field_values(values, name):
     layout = value_or_layout_error(lambda: nested(**{name: values}))
     if layout is not None:
         assert layoutkit.parse_layout(str(layout)) == layout
+
+
+def test_needs_shared_memory_on_a_large_layout_is_quick():
+    """1024 threads over 512x512: the old dense threads x elements matrix took 256 MiB."""
+    big = NestedLayout([4, 4], [4, 4], [1, 1], [8, 8], [4, 4], [1, 4], [1, 8], subgroup_size=64)
+    swapped_lanes = NestedLayout([4, 4], [4, 4], [1, 1], [8, 8], [4, 4], [1, 4], [8, 1], subgroup_size=64)
+    same = NestedLayout([4, 4], [4, 4], [1, 1], [8, 8], [4, 4], [1, 4], [1, 8], subgroup_size=64)
+    assert big.undistributed_shape == (512, 512) and big.num_subgroups == 16
+    start = time.perf_counter()
+    assert big.needs_shared_memory_for_conversion(same) is False
+    assert big.needs_shared_memory_for_conversion(swapped_lanes) is True
+    assert time.perf_counter() - start < 3
+    # lane 1 holds other elements in the two layouts (checked by their tables here)
+    held = {tuple(c) for c in big.thread_elements(1).tolist()}
+    wanted = {tuple(c) for c in swapped_lanes.thread_elements(1).tolist()}
+    assert wanted - held
