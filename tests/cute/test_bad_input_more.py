@@ -33,8 +33,6 @@ def raises(fragments, call, seconds: float = 2.0) -> str:
     return str(info.value)
 
 
-
-
 # ------------------------------------------------------------------------------------------
 # huge layouts: enumeration refused, analytic operations still right
 # ------------------------------------------------------------------------------------------
