@@ -90,7 +90,12 @@ class LayoutBase:
     def owners(self, coord: Any, shape: Any = None) -> list[dict[str, int]]:
         """Every hardware index ``{name: i}`` that holds the element at ``coord``."""
         tensor_shape = self.tensor_shape(shape)
-        coord_t = tuple(int(c) for c in np.atleast_1d(coord))
+        from layoutkit.core.indices import index_array
+
+        coord_array = index_array(coord, "coord")
+        if coord_array.ndim > 1:
+            raise LayoutError(f"coord: expected one coordinate per tensor dim, got {quote(coord)}")
+        coord_t = tuple(int(c) for c in np.atleast_1d(coord_array))
         if len(coord_t) != len(tensor_shape) or not all(0 <= c < s for c, s in zip(coord_t, tensor_shape)):
             raise LayoutError(f"coord: {quote(coord_t)} is not inside the tensor shape {quote(tensor_shape)}")
         hw = self.hardware_dims(tensor_shape)

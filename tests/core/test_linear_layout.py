@@ -282,3 +282,10 @@ def test_protocol_table_and_owners():
         assert tuple(table[r, lane]) == brute(layout, register=r, lane=lane)
     owners = layout.owners((1, 1))
     assert sorted((o["register"], o["lane"]) for o in owners) == [(1, 1), (1, 3)]
+
+
+@pytest.mark.parametrize("coord", ["abc", (0.5, 0), (2, 0), [[0, 0]], (0,), None])
+def test_owners_bad_coord_is_a_layout_error(coord):
+    layout = LinearLayout({"lane": [[1, 0]]}, {"dim0": 2, "dim1": 1})
+    with pytest.raises(LayoutError, match="coord"):
+        layout.owners(coord)
