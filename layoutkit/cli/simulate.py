@@ -12,6 +12,7 @@ warps needed against the conflict-free ideal.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -20,16 +21,19 @@ import numpy as np
 from layoutkit.errors import LayoutError, quote
 
 
-def parse_dims(label: str, text: str) -> tuple[int, ...]:
-    """``"32,8"`` -> (32, 8): 1 to 3 positive integers."""
-    parts = text.split(",")
+def parse_dims(label: str, text: str) -> tuple[int, int, int]:
+    """``"32,8"`` -> (32, 8, 1): 1 to 3 positive integers within the GPU's launch limits."""
+    from layoutkit.backends.simt.launch import launch_dims
+
     try:
-        dims = tuple(int(p) for p in parts)
+        dims = tuple(int(p) for p in text.split(","))
     except ValueError:
-        raise LayoutError(f"--{label}: expected X[,Y[,Z]] positive integers, got {quote(text)}") from None
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise LayoutError(f"--{label}: expected X[,Y[,Z]] positive integers, got {quote(text)}")
-    return dims
+        raise LayoutError(f"--{label}: expected 1 to 3 positive integers X[,Y[,Z]], "
+                          f"got {quote(text)}") from None
+    return launch_dims(f"--{label}", dims, text)
+
+
+NPY_MAGIC = b"\x93NUMPY"
 
 
 def parse_arg(text: str) -> tuple[str, object]:
@@ -38,19 +42,64 @@ def parse_arg(text: str) -> tuple[str, object]:
     if not sep or not name:
         raise LayoutError(f"--arg: expected name=file.npy or name=number, got {quote(text)}")
     if value.endswith(".npy") or Path(value).is_file():
-        path = Path(value)
-        if not path.is_file():
-            raise LayoutError(f"--arg {name}: no such file {quote(value)}")
-        try:
-            return name, np.ascontiguousarray(np.load(path, allow_pickle=False))
-        except (ValueError, OSError, EOFError) as err:
-            raise LayoutError(f"--arg {name}: cannot read {quote(value)} as .npy ({err})") from None
+        return name, _load_npy(name, value)
     for kind in (int, float):
         try:
             return name, kind(value)
         except ValueError:
             pass
     raise LayoutError(f"--arg {name}: expected a .npy file or a number, got {quote(value)}")
+
+
+def _load_npy(name: str, value: str) -> np.ndarray:
+    path = Path(value)
+    if not path.is_file():
+        raise LayoutError(f"--arg {name}: no such file {quote(value)}")
+    try:
+        with path.open("rb") as file:
+            magic = file.read(len(NPY_MAGIC))
+        if magic != NPY_MAGIC:
+            raise ValueError("no NUMPY header")
+        return np.ascontiguousarray(np.load(path, allow_pickle=False))
+    except (ValueError, OSError, EOFError) as err:
+        raise LayoutError(f"--arg {name}: cannot read {quote(value)} as .npy ({err})") from None
+
+
+def parse_args(texts: tuple[str, ...]) -> dict[str, object]:
+    """The ``--arg`` options by name; a name given twice is an error."""
+    args: dict[str, object] = {}
+    for text in texts:
+        name, value = parse_arg(text)
+        if name in args:
+            raise LayoutError(f"--arg {name}: given twice (in {quote(text)})")
+        args[name] = value
+    return args
+
+
+def read_source(file: str) -> str:
+    """The text of the MLIR FILE, or a LayoutError naming it."""
+    path = Path(file)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LayoutError(f"FILE: no such file {quote(file)}") from None
+    except UnicodeDecodeError as err:
+        raise LayoutError(f"FILE: {quote(file)} is not UTF-8 text (byte {err.object[err.start]:#04x} "
+                          f"at offset {err.start})") from None
+    except OSError as err:
+        raise LayoutError(f"FILE: cannot read {quote(file)} ({err.strerror or err})") from None
+
+
+def prepare_out_dir(out_dir: str) -> Path:
+    """Create ``--out`` DIR (before the run, so a bad one fails fast) and check it is writable."""
+    path = Path(out_dir)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise LayoutError(f"--out: cannot create directory {quote(out_dir)} ({err.strerror or err})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise LayoutError(f"--out: directory {quote(out_dir)} is not writable")
+    return path
 
 
 def _summary(name: str, array: np.ndarray) -> str:
@@ -77,21 +126,25 @@ def command(file: str, kernel: str, grid: str, block: str, arg_texts: tuple[str,
     from layoutkit.backends.simt import simulate
     from layoutkit.ir import parse_module
 
-    module = parse_module(Path(file).read_text())
-    args = dict(parse_arg(text) for text in arg_texts)
-    report = simulate(module, kernel, parse_dims("grid", grid), parse_dims("block", block), args,
-                      warp_size=warp_size, bank_conflicts=bank_conflicts)
+    grid_dims, block_dims = parse_dims("grid", grid), parse_dims("block", block)
+    module = parse_module(read_source(file))
+    args = parse_args(arg_texts)
+    out_path = prepare_out_dir(out_dir) if out_dir is not None else None
+    report = simulate(module, kernel, grid_dims, block_dims, args, warp_size=warp_size,
+                      bank_conflicts=bank_conflicts)
     click.echo(str(report))
     if report.shared_wavefronts is not None:
         for label, (wavefronts, ideal) in report.shared_wavefronts.items():
             click.echo(f"shared {wavefronts} wavefronts (ideal {ideal}, "
                        f"{wavefronts / max(ideal, 1):.1f}x): {label}")
     arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}
-    if out_dir is not None:
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
     for name, array in arrays.items():
         click.echo(_summary(name, array))
-        if out_dir is not None:
-            np.save(Path(out_dir) / f"{name}.npy", array)
-    if out_dir is not None:
+        if out_path is not None:
+            target = out_path / f"{name}.npy"
+            try:
+                np.save(target, array)
+            except OSError as err:
+                raise LayoutError(f"--out: cannot write {quote(str(target))} ({err.strerror or err})") from None
+    if out_path is not None:
         click.echo(f"wrote {len(arrays)} arrays to {out_dir}")

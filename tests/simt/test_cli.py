@@ -98,3 +98,73 @@ def test_cli_option_parsers_give_value_or_layout_error(text):
             parse(text)
         except LayoutError:
             pass
+
+
+FILL = """module {
+  gpu.module @m {
+    gpu.func @fill(%o: memref<8xi32>, %v: i32) kernel {
+      %t = gpu.thread_id x
+      memref.store %v, %o[%t] : memref<8xi32>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def _bad_input_cases(tmp: Path) -> list[tuple[list[str], str]]:
+    np.save(tmp / "o.npy", np.zeros(8, np.int32))
+    np.save(tmp / "f64.npy", np.zeros(8, np.float64))
+    np.save(tmp / "rank2.npy", np.zeros((2, 4), np.int32))
+    (tmp / "fill.mlir").write_text(FILL)
+    (tmp / "text.npy").write_text("not an array")
+    (tmp / "broken.mlir").write_text(FILL.replace("memref.store", "memref.stor"))
+    (tmp / "latin1.mlir").write_bytes(FILL.encode() + b"// caf\xe9\n")
+    (tmp / "a_file").write_text("")
+    o = f"o={tmp / 'o.npy'}"
+
+    def run(*extra: str, grid: str = "1", block: str = "8", file: str = "fill.mlir") -> list[str]:
+        return ["simulate", str(tmp / file), "--kernel", "fill", "--grid", grid, "--block", block,
+                *extra]
+
+    return [
+        (run("--arg", o, file="broken.mlir"), "line 5, column 7: Operation memref.stor is not registered"),
+        (run("--arg", o, file="latin1.mlir"), "FILE: '" + str(tmp / "latin1.mlir") + "' is not UTF-8 text"),
+        (run("--arg", o, file="missing.mlir"), "FILE: no such file"),
+        (run("--arg", o, "--arg", "v=1") + ["--kernel", "nope"], "kernel: no kernel named 'nope'"),
+        (run("--arg", o, "--arg", "v=1", grid="0"), "--grid: expected 1 to 3 positive integers X[,Y[,Z]], got '0'"),
+        (run("--arg", o, "--arg", "v=1", block="-8"), "--block: expected 1 to 3 positive integers X[,Y[,Z]], got '-8'"),
+        (run("--arg", o, "--arg", "v=1", grid="1,1,1,1"), "got '1,1,1,1'"),
+        (run("--arg", o, "--arg", "v=1", grid="2,x"), "--grid: expected 1 to 3 positive integers X[,Y[,Z]], got '2,x'"),
+        (run("--arg", o, "--arg", "v=1", block="100000000"), "--block: x size 100000000 exceeds the GPU limit 1024"),
+        (run("--arg", o, "--arg", "v=1", block="32,32,2"), "block: 2048 threads per block exceed the GPU limit 1024"),
+        (run("--arg", o, "--arg", "v=1", grid="99999999999999999999"), "--grid: x size 99999999999999999999 exceeds"),
+        (run("--arg", o, "--arg", "v=1", grid="100000000", block="1024"),
+         "grid: 100000000 blocks of 1024 thread slots are 102400000000 threads, more than the simulator runs"),
+        (run("--arg", f"o={tmp / 'nothing.npy'}", "--arg", "v=1"), "--arg o: no such file"),
+        (run("--arg", f"o={tmp / 'text.npy'}", "--arg", "v=1"), "--arg o: cannot read '"),
+        (run("--arg", f"o={tmp / 'f64.npy'}", "--arg", "v=1"), "args: argument 'o' has dtype float64"),
+        (run("--arg", f"o={tmp / 'rank2.npy'}", "--arg", "v=1"), "args: argument 'o' has shape (2, 4)"),
+        (run("--arg", o), "args: missing argument 'v' of kernel @fill"),
+        (run("--arg", o, "--arg", "v=1", "--arg", "w=2"), "args: kernel @fill has no argument 'w'"),
+        (run("--arg", o, "--arg", "v=1", "--arg", "v=2"), "--arg v: given twice (in 'v=2')"),
+        (run("--arg", o, "--arg", "v=1.5"), "args: argument 'v' is an integer i32, got 1.5"),
+        (run("--arg", o, "--arg", "v=4294967296"), "args: argument 'v' = 4294967296 does not fit in i32"),
+        (run("--arg", o, "--arg", f"v={tmp / 'o.npy'}"), "args: argument 'v' is a scalar i32, got ndarray"),
+        (run("--arg", o, "--arg", "v"), "--arg: expected name=file.npy or name=number, got 'v'"),
+        (run("--arg", o, "--arg", "v=1", "--out", str(tmp / "a_file" / "sub")),
+         "--out: cannot create directory '" + str(tmp / "a_file" / "sub") + "'"),
+    ]
+
+
+def test_simulate_bad_input_is_one_error_line(tmp_path, capsys):
+    for argv, message in _bad_input_cases(tmp_path):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+        assert message in err, (message, err)
+    # the same launch with good input runs and writes
+    argv = ["simulate", str(tmp_path / "fill.mlir"), "--kernel", "fill", "--grid", "1", "--block", "8",
+            "--arg", f"o={tmp_path / 'o.npy'}", "--arg", "v=-7", "--out", str(tmp_path / "res")]
+    assert main(argv) == 0
+    assert np.load(tmp_path / "res" / "o.npy").tolist() == [-7] * 8

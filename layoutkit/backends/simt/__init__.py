@@ -22,9 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from layoutkit.backends.simt.errors import SimulationError
-from layoutkit.backends.simt.launch import Chunk, Geometry, bind_arguments
+from layoutkit.backends.simt.launch import Chunk, Geometry, bind_arguments, launch_dims
 from layoutkit.backends.simt.machine import Machine, Stats
-from layoutkit.errors import LayoutError
 
 # at most this many thread slots are simulated at once; more blocks run chunk by chunk
 MAX_THREADS_PER_CHUNK = 1 << 20
@@ -56,13 +55,6 @@ class SimulationReport:
                 f"thread-instructions in {self.seconds:.3f} s ({rate:.3g} per second)")
 
 
-def _dims(label: str, value: int | Sequence[int]) -> tuple[int, int, int]:
-    dims = (value,) if isinstance(value, int) else tuple(value)
-    if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and d >= 1 for d in dims):
-        raise LayoutError(f"{label}: expected 1-3 positive integers, got {value!r}")
-    return (*dims, 1, 1)[:3]
-
-
 def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
              warp_size: int = 32, bank_conflicts: bool = False) -> SimulationReport:
     """Run ``kernel`` of ``module`` (a parsed module or MLIR text) on ``grid`` x ``block``.
@@ -78,7 +70,7 @@ def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
     if isinstance(module, str):
         module = parse_module(module)
     func = find_kernel(module, kernel)
-    geometry = Geometry(_dims("grid", grid), _dims("block", block), warp_size)
+    geometry = Geometry(launch_dims("grid", grid), launch_dims("block", block), warp_size)
     values = bind_arguments(func, args)
     stats = Stats(count_banks=bank_conflicts)
     start = time.perf_counter()

@@ -8,10 +8,30 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, NoneAttr, VectorType
 
-from layoutkit.backends.simt.dtypes import element_dtype
+from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned
 from layoutkit.backends.simt.memory import Buffer
-from layoutkit.errors import LayoutError
+from layoutkit.errors import LayoutError, quote
 from layoutkit.ir import gpu
+
+# CUDA's launch limits (HIP's are the same or larger): per dimension and threads per block
+LIMITS = {"grid": (2**31 - 1, 65535, 65535), "block": (1024, 1024, 64)}
+MAX_THREADS_PER_BLOCK = 1024
+# the simulator's own limit on the thread slots of one launch (each IR op costs about a
+# second per 2**27 slots): beyond it a launch is refused rather than run for hours
+MAX_LAUNCH_SLOTS = 2**28
+
+
+def launch_dims(label: str, value, text: str | None = None) -> tuple[int, int, int]:
+    """Grid or block sizes: 1-3 positive integers within CUDA's limits, padded with 1s.
+    ``text`` is what the user wrote, quoted in errors. Example: (32, 8) -> (32, 8, 1)."""
+    dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
+    shown = quote(text) if text is not None else repr(value)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 1 for d in dims):
+        raise LayoutError(f"{label}: expected 1 to 3 positive integers X[,Y[,Z]], got {shown}")
+    for axis, size, limit in zip("xyz", dims, LIMITS[label.lstrip("-")]):
+        if size > limit:
+            raise LayoutError(f"{label}: {axis} size {size} exceeds the GPU limit {limit}, got {shown}")
+    return tuple(int(d) for d in (*dims, 1, 1)[:3])
 
 
 @dataclass(frozen=True)
@@ -24,10 +44,18 @@ class Geometry:
 
     def __post_init__(self) -> None:
         for label, dims in (("grid", self.grid), ("block", self.block)):
-            if len(dims) != 3 or any(int(d) < 1 for d in dims):
-                raise LayoutError(f"{label}: expected 1-3 positive sizes, got {dims}")
+            if len(dims) != 3 or launch_dims(label, dims) != dims:
+                raise LayoutError(f"{label}: expected 3 sizes, got {dims}")
         if self.warp_size not in (8, 16, 32, 64):
             raise LayoutError(f"warp_size: expected 8, 16, 32 or 64, got {self.warp_size}")
+        if self.threads_per_block > MAX_THREADS_PER_BLOCK:
+            raise LayoutError(f"block: {self.threads_per_block} threads per block exceed the GPU "
+                              f"limit {MAX_THREADS_PER_BLOCK}, got {self.block}")
+        slots = self.blocks * self.slots_per_block
+        if slots > MAX_LAUNCH_SLOTS:
+            raise LayoutError(f"grid: {self.blocks} blocks of {self.slots_per_block} thread slots are "
+                              f"{slots} threads, more than the simulator runs in one launch "
+                              f"({MAX_LAUNCH_SLOTS}); got grid {self.grid}")
 
     @property
     def threads_per_block(self) -> int:
@@ -113,6 +141,25 @@ def bind_arguments(kernel: gpu.FuncOp, args) -> list:
         elif isinstance(type_, VectorType):
             raise LayoutError(f"args: vector argument '{name}' is not supported")
         else:
-            dtype = element_dtype(type_)
-            values.append(np.array([given]).astype(dtype))
+            values.append(_scalar(name, type_, given))
     return values
+
+
+def _scalar(name: str, type_, given) -> np.ndarray:
+    """A scalar argument as a uniform value: a number of the type's kind and range (an
+    integer of width w may be given signed or unsigned: -2**(w-1) .. 2**w - 1)."""
+    dtype = element_dtype(type_)
+    if isinstance(given, np.ndarray) or not isinstance(given, (int, float, np.number, np.bool_)):
+        raise LayoutError(f"args: argument '{name}' is a scalar {type_}, got {type(given).__name__}")
+    if is_float(dtype):
+        return np.array([float(given)], np.float64).astype(dtype)
+    number = float(given)
+    if not np.isfinite(number) or number != int(number):
+        raise LayoutError(f"args: argument '{name}' is an integer {type_}, got {given!r}")
+    bits = 1 if dtype == np.bool_ else dtype.itemsize * 8
+    value = int(given)
+    if not -(2 ** (bits - 1)) <= value < 2**bits:
+        raise LayoutError(f"args: argument '{name}' = {value} does not fit in {type_}")
+    if dtype == np.bool_:
+        return np.array([value & 1], np.bool_)
+    return np.array([value % 2**bits], np.uint64).astype(unsigned(dtype)).view(dtype)
