@@ -35,17 +35,23 @@ class _LocatingParser(Parser):
         super().__init__(ctx, text)
         self.text = text
         self.op_lines: weakref.WeakKeyDictionary[Operation, int] = weakref.WeakKeyDictionary()
+        self.failed_op_start: int | None = None  # text offset of the innermost op that failed
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except DiagnosticException:
+            if self.failed_op_start is None:
+                self.failed_op_start = start
+            raise
         self.op_lines[op] = self.text.count("\n", 0, start) + 1
         return op
 
 
-def _line_of(err: ParseError, text: str) -> str:
-    start = err.span.start
-    unknown = re.match(r"Operation (\S+) is not registered", err.msg)
+def _line_of(start: int, message: str, text: str) -> str:
+    """``line L, column C: message (in 'source line')`` for the text offset ``start``."""
+    unknown = re.match(r"Operation (\S+) is not registered", message)
     if unknown and text.rfind(unknown.group(1), 0, start + 1) >= 0:
         # xDSL points after an unknown op without results; point at its name
         start = text.rfind(unknown.group(1), 0, start + 1)
@@ -54,7 +60,7 @@ def _line_of(err: ParseError, text: str) -> str:
     lines = text.split("\n")
     source = lines[line - 1].strip() if line <= len(lines) else ""
     context = f" (in '{source}')" if source else " (at the end of the text)"
-    return f"line {line}, column {column}: {err.msg}{context}"
+    return f"line {line}, column {column}: {message}{context}"
 
 
 def _check_string_literals(text: str) -> None:
@@ -95,9 +101,9 @@ def parse_module(text: str) -> ModuleOp:
     try:
         module = parser.parse_module()
     except ParseError as err:
-        raise LayoutError(_line_of(err, text)) from None
-    except DiagnosticException as err:
-        raise LayoutError(f"parse error: {err}") from None
+        raise LayoutError(_line_of(err.span.start, err.msg, text)) from None
+    except DiagnosticException as err:  # e.g. a declarative format's type check: the op's line
+        raise LayoutError(_line_of(parser.failed_op_start or 0, str(err), text)) from None
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)

@@ -186,13 +186,7 @@ class ReturnOp(IRDLOperation):
 
     name = "gpu.return"
     traits = traits_def(IsTerminator(), HasParent(FuncOp))
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReturnOp:
-        return cls()
-
-    def print(self, printer: Printer) -> None:
-        pass
+    assembly_format = "attr-dict"
 
 
 @irdl_op_definition
@@ -200,13 +194,7 @@ class BarrierOp(IRDLOperation):
     """``gpu.barrier``: every thread of the block waits here (``__syncthreads``)."""
 
     name = "gpu.barrier"
-
-    @classmethod
-    def parse(cls, parser: Parser) -> BarrierOp:
-        return cls()
-
-    def print(self, printer: Printer) -> None:
-        pass
+    assembly_format = "attr-dict"
 
 
 def _dimension_op(class_name: str, op_name: str) -> type[IRDLOperation]:
@@ -248,16 +236,10 @@ class LaneIdOp(IRDLOperation):
 
     name = "gpu.lane_id"
     result = result_def(IndexType)
+    assembly_format = "attr-dict"
 
     def __init__(self):
         super().__init__(result_types=[IndexType()])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LaneIdOp:
-        return cls()
-
-    def print(self, printer: Printer) -> None:
-        pass
 
 
 @irdl_op_definition
@@ -266,18 +248,10 @@ class SubgroupSizeOp(IRDLOperation):
 
     name = "gpu.subgroup_size"
     result = result_def(IndexType)
+    assembly_format = "attr-dict `:` type($result)"
 
     def __init__(self):
         super().__init__(result_types=[IndexType()])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SubgroupSizeOp:
-        parser.parse_punctuation(":")
-        parser.parse_type()
-        return cls()
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" : index")
 
 
 def _check_scalar_or_vector(op_name: str, type_: Attribute) -> None:

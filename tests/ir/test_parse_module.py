@@ -86,6 +86,8 @@ def test_unknown_kernel_lists_kernels():
         ("gpu.thread_id x", "gpu.thread_id w", 4, "dimension must be x, y or z"),
         ("address_space<workgroup>>\n", "address_space<texture>>\n", 10, "address space"),
         ("gpu.barrier", "gpu.barier", 12, "gpu.barier is not registered"),
+        ("gpu.barrier", "%n = gpu.subgroup_size : i32", 12, "i32 should be of base attribute index"),
+        ("gpu.barrier", "%l = gpu.lane_id : index", 12, "column 24"),
         ("%v = memref.load %x[%t] : memref<64xf32>", "%v = memref.load %x[%t] : memref<64xf16>", 5, ""),
     ],
 )
