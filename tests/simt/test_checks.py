@@ -17,6 +17,12 @@ from .kernels import kernel_module
 
 KERNELS = Path(__file__).parents[2] / "examples" / "kernels"
 SHARED = "memref<64xf32, #gpu.address_space<workgroup>>"
+X = "%x: memref<64xf32>"  # the signature of kernels that only need to run
+
+
+def run_on_x(module, grid: int, block: int):
+    """Run kernel @k of ``module`` (signature :data:`X`, zeros) on ``grid`` x ``block``."""
+    return layoutkit.simulate(module, "k", grid=grid, block=block, args={"x": np.zeros(64, np.float32)})
 
 
 def test_out_of_bounds_names_kernel_op_block_thread_index():
@@ -36,19 +42,16 @@ def test_out_of_bounds_names_kernel_op_block_thread_index():
 
 
 def test_out_of_bounds_on_shared_vector_access():
-    module = kernel_module(
-        "%x: memref<64xf32>",
-        f"""      %t = gpu.thread_id x
+    module = kernel_module(X, f"""      %t = gpu.thread_id x
       %sh = memref.alloc() : {SHARED}
       %c4 = arith.constant 4 : index
       %i = arith.muli %t, %c4 : index
       %v = arith.constant dense<1.0> : vector<4xf32>
-      vector.store %v, %sh[%i] : {SHARED}, vector<4xf32>""",
-    )
+      vector.store %v, %sh[%i] : {SHARED}, vector<4xf32>""")
     with pytest.raises(SimulationError, match=r"thread \(16, 0, 0\): index \(64,\) with vector \[4\] out of bounds for shared"):
-        layoutkit.simulate(module, "k", grid=1, block=17, args={"x": np.zeros(64, np.float32)})
+        run_on_x(module, 1, 17)
     # 16 threads fit exactly: no error
-    layoutkit.simulate(module, "k", grid=1, block=16, args={"x": np.zeros(64, np.float32)})
+    run_on_x(module, 1, 16)
 
 
 def test_masked_threads_do_not_trigger_bounds_checks():
@@ -79,17 +82,14 @@ def test_race_read_after_write_without_barrier():
 
 
 def test_race_two_threads_write_one_location():
-    module = kernel_module(
-        "%x: memref<64xf32>",
-        f"""      %t = gpu.thread_id x
+    module = kernel_module(X, f"""      %t = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %sh = memref.alloc() : {SHARED}
       %v = arith.constant 1.0 : f32
-      memref.store %v, %sh[%c0] : {SHARED}""",
-    )
+      memref.store %v, %sh[%c0] : {SHARED}""")
     with pytest.raises(SimulationError, match=r"writes \(0,\), written by thread \(1, 0, 0\)"):
-        layoutkit.simulate(module, "k", grid=1, block=2, args={"x": np.zeros(64, np.float32)})
-    layoutkit.simulate(module, "k", grid=1, block=1, args={"x": np.zeros(64, np.float32)})
+        run_on_x(module, 1, 2)
+    run_on_x(module, 1, 1)
 
 
 def test_race_write_after_read_and_barrier_clears_it():
@@ -105,11 +105,11 @@ def test_race_write_after_read_and_barrier_clears_it():
       %v = memref.load %sh[%j] : {SHARED}
       BARRIER
       memref.store %v, %sh[%t] : {SHARED}"""
-    racy = kernel_module("%x: memref<64xf32>", body.replace("BARRIER", ""))
+    racy = kernel_module(X, body.replace("BARRIER", ""))
     with pytest.raises(SimulationError, match=r"thread \(1, 0, 0\).*writes \(1,\), read by thread \(0, 0, 0\)"):
-        layoutkit.simulate(racy, "k", grid=1, block=64, args={"x": np.zeros(64, np.float32)})
-    fixed = kernel_module("%x: memref<64xf32>", body.replace("BARRIER", "gpu.barrier"))
-    layoutkit.simulate(fixed, "k", grid=2, block=64, args={"x": np.zeros(64, np.float32)})
+        run_on_x(racy, 1, 64)
+    fixed = kernel_module(X, body.replace("BARRIER", "gpu.barrier"))
+    run_on_x(fixed, 2, 64)
 
 
 def test_uninitialized_shared_read_is_reported():
@@ -124,65 +124,54 @@ def test_uninitialized_shared_read_is_reported():
       gpu.barrier
       %j = arith.subi %c32, %t : index
       %r = memref.load %sh[%j] : {SHARED}"""
-    module = kernel_module("%x: memref<64xf32>", body)
+    module = kernel_module(X, body)
     # threads 0..32 read 32 - t: thread 0 reads element 32, which nobody stored
     with pytest.raises(SimulationError, match=r"thread \(0, 0, 0\): reads shared memref 'sh' at \(32,\) "
                        "before any thread of the block stored there"):
-        layoutkit.simulate(module, "k", grid=1, block=33, args={"x": np.zeros(64, np.float32)})
+        run_on_x(module, 1, 33)
     # 32 threads reading 31 - t only touch stored elements
-    fixed = kernel_module("%x: memref<64xf32>", body.replace(
+    fixed = kernel_module(X, body.replace(
         "%j = arith.subi %c32, %t", "%c31 = arith.constant 31 : index\n      %j = arith.subi %c31, %t"))
-    layoutkit.simulate(fixed, "k", grid=1, block=32, args={"x": np.zeros(64, np.float32)})
+    run_on_x(fixed, 1, 32)
 
 
 def test_divergent_barrier_is_reported():
-    module = kernel_module(
-        "%x: memref<64xf32>",
-        """      %t = gpu.thread_id x
+    module = kernel_module(X, """      %t = gpu.thread_id x
       %c16 = arith.constant 16 : index
       %low = arith.cmpi ult, %t, %c16 : index
       scf.if %low {
         gpu.barrier
-      }""",
-    )
+      }""")
     with pytest.raises(SimulationError) as err:
-        layoutkit.simulate(module, "k", grid=2, block=64, args={"x": np.zeros(64, np.float32)})
+        run_on_x(module, 2, 64)
     message = str(err.value)
     assert "gpu.barrier" in message and "block (0, 0, 0), thread (0, 0, 0)" in message
     assert "reached by 16 of 64 threads" in message and "thread (16, 0, 0) does not reach it" in message
 
 
 def test_barrier_in_block_uniform_branch_is_fine():
-    module = kernel_module(
-        "%x: memref<64xf32>",
-        """      %b = gpu.block_id x
+    module = kernel_module(X, """      %b = gpu.block_id x
       %c0 = arith.constant 0 : index
       %first = arith.cmpi eq, %b, %c0 : index
       scf.if %first {
         gpu.barrier
-      }""",
-    )
-    layoutkit.simulate(module, "k", grid=3, block=64, args={"x": np.zeros(64, np.float32)})
+      }""")
+    run_on_x(module, 3, 64)
 
 
 def test_barrier_in_thread_dependent_loop_is_reported():
-    module = kernel_module(
-        "%x: memref<64xf32>",
-        """      %t = gpu.thread_id x
+    module = kernel_module(X, """      %t = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       scf.for %i = %c0 to %t step %c1 {
         gpu.barrier
-      }""",
-    )
+      }""")
     with pytest.raises(SimulationError, match="barrier reached by 31 of 32 threads"):
-        layoutkit.simulate(module, "k", grid=1, block=32, args={"x": np.zeros(64, np.float32)})
+        run_on_x(module, 1, 32)
 
 
 def test_shuffle_from_inactive_lane_and_divergent_mma():
-    shuffle = kernel_module(
-        "%x: memref<64xf32>",
-        """      %t = gpu.thread_id x
+    shuffle = kernel_module(X, """      %t = gpu.thread_id x
       %c8 = arith.constant 8 : index
       %o = arith.constant 8 : i32
       %w = arith.constant 32 : i32
@@ -190,13 +179,10 @@ def test_shuffle_from_inactive_lane_and_divergent_mma():
       scf.if %low {
         %v = memref.load %x[%t] : memref<64xf32>
         %s, %ok = gpu.shuffle down %v, %o, %w : f32
-      }""",
-    )
+      }""")
     with pytest.raises(SimulationError, match="lane 0 reads inactive lane 8"):
-        layoutkit.simulate(shuffle, "k", grid=1, block=32, args={"x": np.zeros(64, np.float32)})
-    mma = kernel_module(
-        "%x: memref<64xf32>",
-        """      %t = gpu.thread_id x
+        run_on_x(shuffle, 1, 32)
+    mma = kernel_module(X, """      %t = gpu.thread_id x
       %c8 = arith.constant 8 : index
       %a = arith.constant dense<1.0> : vector<4x2xf16>
       %b = arith.constant dense<1.0> : vector<2x2xf16>
@@ -204,10 +190,9 @@ def test_shuffle_from_inactive_lane_and_divergent_mma():
       %low = arith.cmpi ult, %t, %c8 : index
       scf.if %low {
         %d = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-      }""",
-    )
+      }""")
     with pytest.raises(SimulationError, match=r"nvgpu.mma.sync.*thread \(8, 0, 0\): needs all lanes"):
-        layoutkit.simulate(mma, "k", grid=1, block=32, args={"x": np.zeros(64, np.float32)})
+        run_on_x(mma, 1, 32)
 
 
 @pytest.mark.parametrize(
@@ -238,13 +223,10 @@ def test_bad_launch(grid, block):
 
 @pytest.mark.parametrize("width", [7, 64, 0])
 def test_shuffle_width_must_be_a_power_of_two_within_the_warp(width):
-    module = kernel_module(
-        "%x: memref<64xf32>",
-        f"""      %t = gpu.thread_id x
+    module = kernel_module(X, f"""      %t = gpu.thread_id x
       %v = memref.load %x[%t] : memref<64xf32>
       %o = arith.constant 1 : i32
       %w = arith.constant {width} : i32
-      %s, %ok = gpu.shuffle xor %v, %o, %w : f32""",
-    )
+      %s, %ok = gpu.shuffle xor %v, %o, %w : f32""")
     with pytest.raises(SimulationError, match=f"width {width} must be a power of two from 1 to 32"):
-        layoutkit.simulate(module, "k", grid=1, block=32, args={"x": np.zeros(64, np.float32)})
+        run_on_x(module, 1, 32)

@@ -15,23 +15,10 @@ import layoutkit
 from layoutkit.backends.simt import SimulationError
 
 from .kernels import kernel_module
+from .reference import c_div, unsigned, wrap
 
 WIDTHS = [1, 8, 16, 32, 64]
 DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
-
-
-def wrap(value: int, bits: int) -> int:
-    """``value`` modulo 2**bits as a signed ``bits``-bit integer (i1: -1 or 0)."""
-    return (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
-
-
-def u(value: int, bits: int) -> int:
-    return value % (1 << bits)
-
-
-def c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
 
 
 def edge_values(bits: int) -> list[int]:
@@ -69,6 +56,16 @@ def run_binary(op: str, bits: int, xs: list[int], ys: list[int], out_bits: int |
     return from_numpy(out)
 
 
+def convert(op: str, source: str, target: str, values: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = ``op`` of values[i] from type ``source`` to ``target``, one thread each."""
+    n = values.size
+    run(f"%x: memref<{n}x{source}>, %o: memref<{n}x{target}>",
+        f"""      %i = gpu.thread_id x
+      %a = memref.load %x[%i] : memref<{n}x{source}>
+      %r = {op} %a : {source} to {target}
+      memref.store %r, %o[%i] : memref<{n}x{target}>""", {"x": values, "o": out}, n)
+
+
 # op -> exact result on signed Python integers of width w (then wrapped to w bits)
 BINARY = {
     "arith.addi": lambda a, b, w: a + b,
@@ -79,21 +76,21 @@ BINARY = {
     "arith.xori": lambda a, b, w: a ^ b,
     "arith.minsi": lambda a, b, w: min(a, b),
     "arith.maxsi": lambda a, b, w: max(a, b),
-    "arith.minui": lambda a, b, w: min(u(a, w), u(b, w)),
-    "arith.maxui": lambda a, b, w: max(u(a, w), u(b, w)),
+    "arith.minui": lambda a, b, w: min(unsigned(a, w), unsigned(b, w)),
+    "arith.maxui": lambda a, b, w: max(unsigned(a, w), unsigned(b, w)),
     # shifts by the width or more: 0, or the sign for shrsi (Python's >> does the latter)
-    "arith.shli": lambda a, b, w: a << u(b, w) if u(b, w) < w else 0,
-    "arith.shrsi": lambda a, b, w: a >> u(b, w),
-    "arith.shrui": lambda a, b, w: u(a, w) >> u(b, w),
+    "arith.shli": lambda a, b, w: a << unsigned(b, w) if unsigned(b, w) < w else 0,
+    "arith.shrsi": lambda a, b, w: a >> unsigned(b, w),
+    "arith.shrui": lambda a, b, w: unsigned(a, w) >> unsigned(b, w),
 }
 DIVISION = {  # b != 0; MIN / -1 wraps to MIN
     "arith.divsi": lambda a, b, w: c_div(a, b),
     "arith.remsi": lambda a, b, w: a - b * c_div(a, b),
     "arith.floordivsi": lambda a, b, w: math.floor(Fraction(a, b)),
     "arith.ceildivsi": lambda a, b, w: math.ceil(Fraction(a, b)),
-    "arith.divui": lambda a, b, w: u(a, w) // u(b, w),
-    "arith.remui": lambda a, b, w: u(a, w) % u(b, w),
-    "arith.ceildivui": lambda a, b, w: math.ceil(Fraction(u(a, w), u(b, w))),
+    "arith.divui": lambda a, b, w: unsigned(a, w) // unsigned(b, w),
+    "arith.remui": lambda a, b, w: unsigned(a, w) % unsigned(b, w),
+    "arith.ceildivui": lambda a, b, w: math.ceil(Fraction(unsigned(a, w), unsigned(b, w))),
 }
 
 
@@ -123,8 +120,8 @@ def test_cmpi_every_predicate(bits):
         "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
         "slt": lambda a, b: a < b, "sle": lambda a, b: a <= b,
         "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
-        "ult": lambda a, b: u(a, bits) < u(b, bits), "ule": lambda a, b: u(a, bits) <= u(b, bits),
-        "ugt": lambda a, b: u(a, bits) > u(b, bits), "uge": lambda a, b: u(a, bits) >= u(b, bits),
+        "ult": lambda a, b: unsigned(a, bits) < unsigned(b, bits), "ule": lambda a, b: unsigned(a, bits) <= unsigned(b, bits),
+        "ugt": lambda a, b: unsigned(a, bits) > unsigned(b, bits), "uge": lambda a, b: unsigned(a, bits) >= unsigned(b, bits),
     }
     for predicate, formula in reference.items():
         out = run_binary(f"arith.cmpi {predicate},", bits, xs, ys, out_bits=1)
@@ -160,12 +157,8 @@ def test_integer_extensions_and_truncations(source, target):
     ops = ["arith.extsi", "arith.extui"] if target > source else ["arith.trunci"]
     for op in ops:
         out = to_numpy([0] * n, target)
-        run(f"%x: memref<{n}x{s}>, %o: memref<{n}x{t}>",
-            f"""      %i = gpu.thread_id x
-      %a = memref.load %x[%i] : memref<{n}x{s}>
-      %r = {op} %a : {s} to {t}
-      memref.store %r, %o[%i] : memref<{n}x{t}>""", {"x": to_numpy(values, source), "o": out}, n)
-        formula = {"arith.extsi": lambda v: v, "arith.extui": lambda v: u(v, source),
+        convert(op, s, t, to_numpy(values, source), out)
+        formula = {"arith.extsi": lambda v: v, "arith.extui": lambda v: unsigned(v, source),
                    "arith.trunci": lambda v: wrap(v, target)}[op]
         assert from_numpy(out) == [wrap(formula(v), target) for v in values], op
 
@@ -213,13 +206,9 @@ INT_VALUES = [0, 1, -1, 7, 2**24 + 1, 2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 2
 def test_sitofp_and_uitofp_round_once(bits, type_):
     values = [wrap(v, bits) for v in INT_VALUES]
     n, t = len(values), f"i{bits}"
-    for op, exact in (("arith.sitofp", values), ("arith.uitofp", [u(v, bits) for v in values])):
+    for op, exact in (("arith.sitofp", values), ("arith.uitofp", [unsigned(v, bits) for v in values])):
         out = np.zeros(n, FLOAT_DTYPES[type_])
-        run(f"%x: memref<{n}x{t}>, %o: memref<{n}x{type_}>",
-            f"""      %i = gpu.thread_id x
-      %a = memref.load %x[%i] : memref<{n}x{t}>
-      %r = {op} %a : {t} to {type_}
-      memref.store %r, %o[%i] : memref<{n}x{type_}>""", {"x": to_numpy(values, bits), "o": out}, n)
+        convert(op, t, type_, to_numpy(values, bits), out)
         check_rounded(out, [Fraction(v) for v in exact], type_)
 
 
@@ -260,11 +249,7 @@ def test_float_conversions_round_once(source, target):
     wider = FORMATS[target][0] > FORMATS[source][0]
     op = "arith.extf" if wider else "arith.truncf"
     out = np.zeros(n, FLOAT_DTYPES[target])
-    run(f"%x: memref<{n}x{source}>, %o: memref<{n}x{target}>",
-        f"""      %i = gpu.thread_id x
-      %a = memref.load %x[%i] : memref<{n}x{source}>
-      %r = {op} %a : {source} to {target}
-      memref.store %r, %o[%i] : memref<{n}x{target}>""", {"x": values, "o": out}, n)
+    convert(op, source, target, values, out)
     exact = [float(v) for v in values.astype(np.float64).tolist()]
     got = [float(v) for v in out.astype(np.float64).tolist()]
     assert got == [round_exact(Fraction(v), target) if math.isfinite(v) else v for v in exact]
@@ -282,11 +267,7 @@ def test_fptosi_and_fptoui_truncate_and_saturate(bits, type_):
     lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     for op, low, high in (("arith.fptosi", lo, hi), ("arith.fptoui", 0, (1 << bits) - 1)):
         out = to_numpy([0] * n, bits)
-        run(f"%x: memref<{n}x{type_}>, %o: memref<{n}x{t}>",
-            f"""      %i = gpu.thread_id x
-      %a = memref.load %x[%i] : memref<{n}x{type_}>
-      %r = {op} %a : {type_} to {t}
-      memref.store %r, %o[%i] : memref<{n}x{t}>""", {"x": values, "o": out}, n)
+        convert(op, type_, t, values, out)
         exact = [float(v) for v in values.astype(np.float64).tolist()]
         expected = [0 if math.isnan(v) else high if v >= high + 1 else low if v <= low - 1
                     else math.trunc(v) for v in exact]

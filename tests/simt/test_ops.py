@@ -9,6 +9,7 @@ import pytest
 import layoutkit
 
 from .kernels import kernel_module
+from .reference import c_div
 
 
 def run_binary(op: str, type_: str, x: np.ndarray, y: np.ndarray, out_type: str | None = None,
@@ -27,12 +28,6 @@ def run_binary(op: str, type_: str, x: np.ndarray, y: np.ndarray, out_type: str 
     out = np.zeros(n, out_dtype or x.dtype)
     layoutkit.simulate(module, "k", grid=1, block=n, args={"x": x, "y": y, "o": out})
     return out
-
-
-def c_div(a: int, b: int) -> int:
-    """C's integer division: truncation toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
 
 
 INTS = np.array([7, -7, 7, -7, 0, 100, -128, 127, 1, -1], np.int8)

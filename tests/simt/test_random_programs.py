@@ -8,21 +8,8 @@ from hypothesis import strategies as st
 
 import layoutkit
 
-from .kernels import kernel_module
-
-
-def wrap(value: int, bits: int) -> int:
-    return (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
-
-
-def unsigned(value: int, bits: int) -> int:
-    return value % (1 << bits)
-
-
-def c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
+from .kernels import chain_module
+from .reference import c_div, unsigned, wrap
 
 # op -> reference on signed Python ints of width w (b != 0 guaranteed for divisions)
 REFERENCE = {
@@ -64,19 +51,7 @@ def test_random_integer_chain(bits, ops, data):
                                                max_size=threads)))
         else:
             operands.append(data.draw(st.lists(st.integers(lo, hi), min_size=threads, max_size=threads)))
-    t = f"i{bits}"
-    lines = [
-        "      %t = gpu.thread_id x",
-        f"      %v0 = memref.load %x[%t] : memref<{threads}x{t}>",
-    ]
-    for k, op in enumerate(ops):
-        lines.append(f"      %c{k} = arith.constant {k} : index")
-        lines.append(f"      %y{k} = memref.load %y[%c{k}, %t] : memref<{len(ops)}x{threads}x{t}>")
-        lines.append(f"      %v{k + 1} = {op} %v{k}, %y{k} : {t}")
-    lines.append(f"      memref.store %v{len(ops)}, %o[%t] : memref<{threads}x{t}>")
-    module = kernel_module(
-        f"%x: memref<{threads}x{t}>, %y: memref<{len(ops)}x{threads}x{t}>, %o: memref<{threads}x{t}>",
-        "\n".join(lines))
+    module = chain_module(f"i{bits}", threads, ops)
     dtype = np.dtype(f"int{bits}")
     out = np.zeros(threads, dtype)
     layoutkit.simulate(module, "k", grid=1, block=threads,
@@ -118,15 +93,7 @@ def test_random_float_chain_rounds_every_op(type_, ops, data):
     x = np.array(data.draw(st.lists(values, min_size=threads, max_size=threads))).astype(dtype)
     y = np.array(data.draw(st.lists(st.lists(values, min_size=threads, max_size=threads),
                                     min_size=len(ops), max_size=len(ops)))).astype(dtype)
-    lines = ["      %t = gpu.thread_id x", f"      %v0 = memref.load %x[%t] : memref<{threads}x{type_}>"]
-    for k, op in enumerate(ops):
-        lines.append(f"      %c{k} = arith.constant {k} : index")
-        lines.append(f"      %y{k} = memref.load %y[%c{k}, %t] : memref<{len(ops)}x{threads}x{type_}>")
-        lines.append(f"      %v{k + 1} = {op} %v{k}, %y{k} : {type_}")
-    lines.append(f"      memref.store %v{len(ops)}, %o[%t] : memref<{threads}x{type_}>")
-    module = kernel_module(
-        f"%x: memref<{threads}x{type_}>, %y: memref<{len(ops)}x{threads}x{type_}>, %o: memref<{threads}x{type_}>",
-        "\n".join(lines))
+    module = chain_module(type_, threads, ops)
     out = np.zeros(threads, dtype)
     layoutkit.simulate(module, "k", grid=1, block=threads, args={"x": x, "y": y, "o": out})
     for i in range(threads):
