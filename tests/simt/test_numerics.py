@@ -15,7 +15,7 @@ import layoutkit
 from layoutkit.backends.simt import SimulationError
 
 from .kernels import kernel_module
-from .reference import c_div, unsigned, wrap
+from .reference import BINARY, DIVISION, unsigned, wrap
 
 WIDTHS = [1, 8, 16, 32, 64]
 DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
@@ -64,34 +64,6 @@ def convert(op: str, source: str, target: str, values: np.ndarray, out: np.ndarr
       %a = memref.load %x[%i] : memref<{n}x{source}>
       %r = {op} %a : {source} to {target}
       memref.store %r, %o[%i] : memref<{n}x{target}>""", {"x": values, "o": out}, n)
-
-
-# op -> exact result on signed Python integers of width w (then wrapped to w bits)
-BINARY = {
-    "arith.addi": lambda a, b, w: a + b,
-    "arith.subi": lambda a, b, w: a - b,
-    "arith.muli": lambda a, b, w: a * b,
-    "arith.andi": lambda a, b, w: a & b,
-    "arith.ori": lambda a, b, w: a | b,
-    "arith.xori": lambda a, b, w: a ^ b,
-    "arith.minsi": lambda a, b, w: min(a, b),
-    "arith.maxsi": lambda a, b, w: max(a, b),
-    "arith.minui": lambda a, b, w: min(unsigned(a, w), unsigned(b, w)),
-    "arith.maxui": lambda a, b, w: max(unsigned(a, w), unsigned(b, w)),
-    # shifts by the width or more: 0, or the sign for shrsi (Python's >> does the latter)
-    "arith.shli": lambda a, b, w: a << unsigned(b, w) if unsigned(b, w) < w else 0,
-    "arith.shrsi": lambda a, b, w: a >> unsigned(b, w),
-    "arith.shrui": lambda a, b, w: unsigned(a, w) >> unsigned(b, w),
-}
-DIVISION = {  # b != 0; MIN / -1 wraps to MIN
-    "arith.divsi": lambda a, b, w: c_div(a, b),
-    "arith.remsi": lambda a, b, w: a - b * c_div(a, b),
-    "arith.floordivsi": lambda a, b, w: math.floor(Fraction(a, b)),
-    "arith.ceildivsi": lambda a, b, w: math.ceil(Fraction(a, b)),
-    "arith.divui": lambda a, b, w: unsigned(a, w) // unsigned(b, w),
-    "arith.remui": lambda a, b, w: unsigned(a, w) % unsigned(b, w),
-    "arith.ceildivui": lambda a, b, w: math.ceil(Fraction(unsigned(a, w), unsigned(b, w))),
-}
 
 
 @pytest.mark.parametrize("bits", WIDTHS)

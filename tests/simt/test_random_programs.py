@@ -9,27 +9,12 @@ from hypothesis import strategies as st
 import layoutkit
 
 from .kernels import chain_module
-from .reference import c_div, unsigned, wrap
+from .reference import BINARY, DIVISION, wrap
 
-# op -> reference on signed Python ints of width w (b != 0 guaranteed for divisions)
-REFERENCE = {
-    "arith.addi": lambda a, b, w: a + b,
-    "arith.subi": lambda a, b, w: a - b,
-    "arith.muli": lambda a, b, w: a * b,
-    "arith.andi": lambda a, b, w: a & b,
-    "arith.ori": lambda a, b, w: a | b,
-    "arith.xori": lambda a, b, w: a ^ b,
-    "arith.maxsi": lambda a, b, w: max(a, b),
-    "arith.minui": lambda a, b, w: min(unsigned(a, w), unsigned(b, w)),
-    "arith.divsi": lambda a, b, w: c_div(a, b),
-    "arith.remsi": lambda a, b, w: a - b * c_div(a, b),
-    "arith.divui": lambda a, b, w: unsigned(a, w) // unsigned(b, w),
-    "arith.shli": lambda a, b, w: a << (unsigned(b, w) % w),
-    "arith.shrsi": lambda a, b, w: a >> (unsigned(b, w) % w),
-    "arith.shrui": lambda a, b, w: unsigned(a, w) >> (unsigned(b, w) % w),
-}
+# every integer op with its exact reference (b != 0 guaranteed for divisions)
+REFERENCE = {**BINARY, **DIVISION}
 SHIFTS = {"arith.shli", "arith.shrsi", "arith.shrui"}
-DIVISIONS = {"arith.divsi", "arith.remsi", "arith.divui"}
+DIVISIONS = set(DIVISION)
 
 
 @settings(max_examples=25, deadline=None)
