@@ -267,3 +267,31 @@ def test_fma_rounds_once(type_):
     exact = [Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
              for x, y, z in zip(a.tolist(), b.tolist(), c.tolist())]
     check_rounded(out, exact, type_)
+
+
+def test_i1_reductions_are_signed_and_wrap():
+    """subgroup_reduce over clusters of 4 lanes (32 threads) and vector.reduction over 4
+    elements (8 threads) of i1, against Python on -1/0, wrapped to one bit."""
+    kinds = {"add": sum, "mul": math.prod, "and": max, "or": min, "xor": sum,  # -1 & 0 == 0
+             "minsi": min, "maxsi": max,
+             "minui": lambda v: -min(unsigned(x, 1) for x in v),
+             "maxui": lambda v: -max(unsigned(x, 1) for x in v)}
+    bits = [-((t * 7 // 3 + t // 5) % 2) for t in range(32)]
+    reduce_ = {"subgroup": ("%v = memref.load %x[%t] : memref<32xi1>", 32,
+                            "gpu.subgroup_reduce {kind} %v cluster(size = 4) : (i1) -> i1"),
+               "vector": ("%v = vector.load %x[%base] : memref<32xi1>, vector<4xi1>", 8,
+                          "vector.reduction <{kind}>, %v : vector<4xi1> into i1")}
+    for load, threads, reduction in reduce_.values():
+        lines = ["      %t = gpu.thread_id x", "      %four = arith.constant 4 : index",
+                 "      %base = arith.muli %t, %four : index", f"      {load}"]
+        for k, kind in enumerate(kinds):
+            lines += [f"      %c{k} = arith.constant {k} : index",
+                      f"      %r{k} = {reduction.format(kind=kind)}",
+                      f"      memref.store %r{k}, %o[%c{k}, %t] : memref<9x{threads}xi1>"]
+        out = np.zeros((len(kinds), threads), np.bool_)
+        run(f"%x: memref<32xi1>, %o: memref<9x{threads}xi1>", "\n".join(lines),
+            {"x": to_numpy(bits, 1), "o": out}, threads)
+        for k, formula in enumerate(kinds.values()):
+            groups = [bits[4 * (t // 4): 4 * (t // 4) + 4] if threads == 32 else bits[4 * t: 4 * t + 4]
+                      for t in range(threads)]
+            assert from_numpy(out[k]) == [wrap(formula(g), 1) for g in groups], list(kinds)[k]

@@ -237,7 +237,10 @@ CMPF = {
 
 
 def reduce_kind(kind: str, values: np.ndarray, axis) -> np.ndarray:
-    """Combine ``values`` along ``axis`` with a vector/subgroup combining kind."""
+    """Combine ``values`` along ``axis`` with a vector/subgroup combining kind (i1: on
+    int8 -1/0, the low bit kept, so add is parity and minsi is 'any')."""
+    if values.dtype == np.bool_:
+        return (np.asarray(reduce_kind(kind, signed_i1(values), axis)) & 1).astype(np.bool_)
     if kind == "add":
         return np.add.reduce(values, axis=axis, dtype=values.dtype)
     if kind == "mul":
@@ -263,8 +266,17 @@ def reduce_kind(kind: str, values: np.ndarray, axis) -> np.ndarray:
     raise LayoutError(f"reduction kind '{kind}' is not simulated")
 
 
+# i1 is signed (true = -1): the largest value is false, the smallest true
+I1_IDENTITY = {"add": False, "or": False, "xor": False, "mul": True, "and": True,
+               "minsi": False, "maxsi": True, "minui": True, "maxui": False}
+
+
 def identity_of(kind: str, dtype: np.dtype):
     """The neutral element of a combining kind (fills inactive lanes)."""
+    if dtype == np.bool_:
+        if kind not in I1_IDENTITY:
+            raise LayoutError(f"reduction kind '{kind}' is not simulated for i1")
+        return I1_IDENTITY[kind]
     if kind in ("add", "or", "xor"):
         return 0
     if kind == "mul":
