@@ -97,13 +97,15 @@ def parse_module(text: str) -> ModuleOp:
     The source line of each op is kept for error reports: :func:`op_line`.
     """
     _check_string_literals(text)
-    parser = _LocatingParser(make_context(), text)
+    parser = None
     try:
+        parser = _LocatingParser(make_context(), text)  # lexes the first token: can fail too
         module = parser.parse_module()
     except ParseError as err:
         raise LayoutError(_line_of(err.span.start, err.msg, text)) from None
     except DiagnosticException as err:  # e.g. a declarative format's type check: the op's line
-        raise LayoutError(_line_of(parser.failed_op_start or 0, str(err), text)) from None
+        start = parser.failed_op_start if parser is not None else None
+        raise LayoutError(_line_of(start or 0, str(err), text)) from None
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)

@@ -121,14 +121,8 @@ def test_bad_options_are_one_error_line(capsys, tmp_path):
         assert status == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, (argv, err)
 
 
-LEXER_BUG = pytest.mark.xfail(
-    strict=True, reason="layoutkit.ir.parse_module builds its xDSL parser (which lexes the first "
-    "token) outside its ParseError handler, so ' .. x' escapes as a ParseError traceback; the "
-    "IR's fix (reported) makes this pass -- then drop the mark")
-
-
 @pytest.mark.parametrize("text", ["module { gpu.module @m { gpu.func @k( } }",
-                                  pytest.param(" .. x\n", marks=LEXER_BUG, id="lexer-error")])
+                                  pytest.param(" .. x\n", id="lexer-error")])
 def test_the_installed_command(tmp_path, text):
     bad = tmp_path / "bad.mlir"
     bad.write_text(text)

@@ -187,3 +187,9 @@ def test_memref_global_in_mlir_syntax():
 def test_memref_global_errors_name_the_line(old, new, line, message):
     with pytest.raises(LayoutError, match=rf"line {line}\b.*{message}"):
         parse_module(GLOBAL.replace(old, new, 1))
+
+
+def test_error_in_the_first_token_names_the_line():
+    """xDSL lexes the first token when its parser is built: that error is a LayoutError too."""
+    with pytest.raises(LayoutError, match=r"line 1, column 2: Expected three consecutive '\.'"):
+        parse_module(" .. x\n")
