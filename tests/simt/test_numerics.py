@@ -295,3 +295,32 @@ def test_i1_reductions_are_signed_and_wrap():
             groups = [bits[4 * (t // 4): 4 * (t // 4) + 4] if threads == 32 else bits[4 * t: 4 * t + 4]
                       for t in range(threads)]
             assert from_numpy(out[k]) == [wrap(formula(g), 1) for g in groups], list(kinds)[k]
+
+
+@pytest.mark.parametrize("type_", ["f16", "bf16", "f32", "f64"])
+def test_round_ties_away_from_zero_on_the_exact_value(type_):
+    """math.round: the largest value below 0.5 rounds to 0 (floor(|x| + 0.5) gave 1 in f32:
+    the sum rounds up), ties go away from zero."""
+    dtype = FLOAT_DTYPES[type_]
+    below_half = float(np.nextafter(dtype(0.5), dtype(0)))  # 0.49999997 in f32
+    x = np.array([below_half, -below_half, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0, -0.0, 1e4 + 0.5, math.inf,
+                  math.nan], np.float64).astype(dtype)
+    n = x.size
+    out = np.zeros(n, dtype)
+    run(f"%x: memref<{n}x{type_}>, %o: memref<{n}x{type_}>",
+        f"""      %i = gpu.thread_id x
+      %a = memref.load %x[%i] : memref<{n}x{type_}>
+      %r = math.round %a : {type_}
+      memref.store %r, %o[%i] : memref<{n}x{type_}>""", {"x": x, "o": out}, n)
+
+    def rounded(v: float) -> tuple:
+        if not math.isfinite(v):
+            return ("nan",) if math.isnan(v) else (v,)
+        r = math.copysign(math.floor(abs(Fraction(v)) + Fraction(1, 2)), v)
+        return (r, math.copysign(1, r))
+
+    def got(v: float) -> tuple:
+        return ("nan",) if math.isnan(v) else (v,) if math.isinf(v) else (v, math.copysign(1, v))
+
+    assert [got(v) for v in out.astype(np.float64).tolist()] == \
+           [rounded(v) for v in x.astype(np.float64).tolist()]

@@ -88,6 +88,13 @@ def _shrui(a, b):
     return np.where(s >= bits, 0, out).astype(ua.dtype).view(a.dtype)
 
 
+def _round_half_away(x):
+    """math.round: to nearest, ties away from zero, from the exact fraction ``x - trunc(x)``
+    (``floor(|x| + 0.5)`` rounds 0.49999997f up to 1: the sum itself rounds)."""
+    whole = np.trunc(x)
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole).astype(x.dtype)
+
+
 def _divui(a, b):
     return a // np.where(b == 0, 1, b)
 
@@ -223,7 +230,7 @@ UNARY: dict[type, Callable] = {
     math.TanhOp: np.tanh, math.SinOp: np.sin, math.CosOp: np.cos, math.TanOp: np.tan,
     math.AbsFOp: np.abs, math.AbsIOp: np.abs, math.FloorOp: np.floor, math.CeilOp: np.ceil,
     math.TruncOp: np.trunc, math.RoundEvenOp: np.rint,
-    math.RoundOp: lambda x: (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype),
+    math.RoundOp: _round_half_away,
     math.SinhOp: np.sinh, math.CoshOp: np.cosh, math.AtanOp: np.arctan,
 }
 CMPI = {
