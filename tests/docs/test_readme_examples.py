@@ -64,3 +64,18 @@ def test_readme_section_examples(title, blocks, tmp_path, capsys):
                 exec(compile(block, f"README.md:{line}", "exec"), names)
     finally:
         os.chdir(here)
+
+
+def test_readme_demo_prints_what_the_readme_shows(capsys):
+    """The README's main demo: the command and its output, exactly."""
+    import shlex
+
+    from layoutkit.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    demo = re.search(r"^## Demo\n.*?^```console\n\$ (.*?)\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    assert demo is not None
+    argv = shlex.split(demo.group(1))
+    assert argv[0] == "layoutkit"
+    assert main(argv[1:]) == 0
+    assert capsys.readouterr().out == demo.group(2)
