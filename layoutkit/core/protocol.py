@@ -108,8 +108,16 @@ class LayoutBase:
             from layoutkit.render.picture import layout_svg
         except ImportError:
             return None
+        shape = None
         try:
-            return layout_svg(self)
+            self.tensor_shape(None)
+        except LayoutError:  # a shape-free encoding: draw it on its natural shape, if it has one
+            natural_shape = getattr(self, "natural_shape", None)
+            if natural_shape is None:
+                return None
+            shape = natural_shape()
+        try:
+            return layout_svg(self, shape)
         except LayoutError:
             return None
 

@@ -523,6 +523,29 @@ class DistributedEncoding(LayoutBase):
             )
         return draft.build(sizes=dims)
 
+    def natural_shape(self) -> tuple[int, ...]:
+        """The smallest tensor shape this layout covers without broadcast: grown from all
+        ones by doubling, each step the first dim whose doubling removes a broadcast bit (a
+        free variable of the linear layout). The shape to draw the layout at when none is
+        given (Jupyter). Example: the seed's blocked layout sizePerThread [1, 4],
+        threadsPerWarp [4, 8], warpsPerCTA [4, 1] gives (16, 32)."""
+        shape = [1] * self.rank
+
+        def broadcast_bits(dims: list[int]) -> int:
+            layout = self.to_linear_layout(tuple(dims))
+            return layout.total_in_bits - layout.matrix_rank
+
+        free = broadcast_bits(shape)
+        while free:
+            for d in range(self.rank):
+                grown = shape[:d] + [shape[d] * 2] + shape[d + 1:]
+                if grown[d] <= MAX_TENSOR_DIM and (now := broadcast_bits(grown)) < free:
+                    shape, free = grown, now
+                    break
+            else:
+                break
+        return tuple(shape)
+
     def to_linear_layout(self, shape: Any = None):
         """Triton's linear layout of this encoding on a tensor ``shape``: in-dims ``register,
         lane, warp, block``, out-dims ``dim0, dim1, ...`` of the shape's sizes."""
