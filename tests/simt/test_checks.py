@@ -230,3 +230,15 @@ def test_shuffle_width_must_be_a_power_of_two_within_the_warp(width):
       %s, %ok = gpu.shuffle xor %v, %o, %w : f32""")
     with pytest.raises(SimulationError, match=f"width {width} must be a power of two from 1 to 32"):
         run_on_x(module, 1, 32)
+
+
+def test_oversized_shared_and_private_memory_are_reported_not_allocated():
+    shared = kernel_module(X, """      %a = memref.alloc() : memref<40000xf32, #gpu.address_space<workgroup>>
+      %b = memref.alloc() : memref<40000xf32, #gpu.address_space<workgroup>>""")
+    with pytest.raises(SimulationError, match=r"kernel @k: %b = memref.alloc.*shared memory of "
+                                              r"320000 bytes per block exceeds the GPU limit of 232448"):
+        run_on_x(shared, 1, 32)
+    private = kernel_module(X, "      %p = memref.alloca() : memref<100000000xf32>")
+    with pytest.raises(SimulationError, match=r"private memory of 400000000 bytes per thread for "
+                                              r"32 threads needs 12800000000 bytes"):
+        run_on_x(private, 1, 1)

@@ -67,6 +67,8 @@ class Stats:
 
 
 BANKS = 32  # 4-byte shared-memory banks
+MAX_SHARED_BYTES = 227 * 1024  # shared memory per block of the largest GPUs (sm_90)
+MAX_PRIVATE_BYTES = 2**31  # one private allocation over all threads of a chunk
 
 
 def bank_wavefronts(warp: np.ndarray, word: np.ndarray) -> tuple[int, int]:
@@ -157,6 +159,7 @@ class Machine:
             self.env[arg] = value
         self.shared: list[Buffer] = []
         self._globals: dict[str, Buffer] = {}  # workgroup memref.global by symbol name
+        self._shared_bytes = 0  # per block, all shared buffers so far
         self.full = False  # every thread slot active in the block being run
         self._offsets: dict = {}
         self._steps: dict[Block, list] = {}
@@ -424,10 +427,16 @@ class Machine:
         if op.dynamic_sizes:
             self.fail(op, "dynamic allocation sizes are not simulated")
         if gpu.is_workgroup(type_.memory_space) and isinstance(op, memref.AllocOp):
-            buffer = self._shared_buffer(op.memref.name_hint or "shared", type_)
+            buffer = self._shared_buffer(op, op.memref.name_hint or "shared", type_)
         else:
             size = int(np.prod(type_.get_shape(), dtype=np.int64))
-            data = np.zeros((size, self.chunk.threads), element_dtype(type_))  # element-major: see load()
+            dtype = element_dtype(type_)
+            total = size * dtype.itemsize * self.chunk.threads
+            if total > MAX_PRIVATE_BYTES:
+                self.fail(op, f"private memory of {size * dtype.itemsize} bytes per thread for "
+                              f"{self.chunk.threads} threads needs {total} bytes; the simulator "
+                              f"holds at most {MAX_PRIVATE_BYTES} per allocation")
+            data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see load()
             buffer = Buffer(op.memref.name_hint or "local", "private", tuple(type_.get_shape()), data,
                             str(type_))
         self.env[op.memref] = buffer
@@ -441,15 +450,20 @@ class Machine:
         name = op.name_.root_reference.data
         buffer = self._globals.get(name)
         if buffer is None:
-            buffer = self._globals[name] = self._shared_buffer(name, type_)
+            buffer = self._globals[name] = self._shared_buffer(op, name, type_)
         self.env[op.memref] = buffer
 
-    def _shared_buffer(self, name: str, type_) -> Buffer:
+    def _shared_buffer(self, op, name: str, type_) -> Buffer:
         """Shared memory of memref type ``type_``: one copy per block of the chunk."""
         shape = tuple(type_.get_shape())
         size = int(np.prod(shape, dtype=np.int64))
+        dtype = element_dtype(type_)
+        self._shared_bytes += size * dtype.itemsize
+        if self._shared_bytes > MAX_SHARED_BYTES:
+            self.fail(op, f"shared memory of {self._shared_bytes} bytes per block exceeds the GPU "
+                          f"limit of {MAX_SHARED_BYTES} (227 KiB, sm_90)")
         blocks = self.chunk.blocks
-        data = np.zeros((blocks, size), element_dtype(type_))
+        data = np.zeros((blocks, size), dtype)
         buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
         self.shared.append(buffer)
         return buffer
