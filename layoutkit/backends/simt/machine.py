@@ -68,7 +68,7 @@ class Stats:
 
 BANKS = 32  # 4-byte shared-memory banks
 MAX_SHARED_BYTES = 227 * 1024  # shared memory per block of the largest GPUs (sm_90)
-MAX_PRIVATE_BYTES = 2**31  # one private allocation over all threads of a chunk
+MAX_PRIVATE_BYTES = 2**33  # one private allocation over all threads of a chunk (8 GiB)
 
 
 def bank_wavefronts(warp: np.ndarray, word: np.ndarray) -> tuple[int, int]:
