@@ -246,14 +246,16 @@ def test_fptosi_and_fptoui_truncate_and_saturate(bits, type_):
         assert from_numpy(out) == [wrap(v, bits) for v in expected], op
 
 
-@pytest.mark.parametrize("type_", ["f16", "bf16", "f32"])
+@pytest.mark.parametrize("type_", ["f16", "bf16", "f32", "f64"])
 def test_fma_rounds_once(type_):
     rng = np.random.default_rng(3)
     dtype = FLOAT_DTYPES[type_]
-    a = np.r_[24929.0, 1 + 2.0**-7, rng.uniform(-4, 4, 40)].astype(dtype)
-    b = np.r_[673.0, 1 + 2.0**-7, rng.uniform(-4, 4, 40)].astype(dtype)
+    # the last case: long double (64-bit significand) rounds its exact value wrong in f64
+    a = np.r_[24929.0, 1 + 2.0**-7, 1 + 2.0**-52, -1.7916457433662756, rng.uniform(-4, 4, 40)].astype(dtype)
+    b = np.r_[673.0, 1 + 2.0**-7, 1 + 2.0**-52, -1.565801055559572, rng.uniform(-4, 4, 40)].astype(dtype)
     # tiny addends below the product's last bit decide ties that rounding twice gets wrong
-    c = np.r_[2.0**-30, 2.0**-60, rng.uniform(-4, 4, 20), rng.uniform(-1, 1, 20) * 2.0**-40].astype(dtype)
+    c = np.r_[2.0**-30, 2.0**-60, -1.0, -4.848287367392345e-09, rng.uniform(-4, 4, 20),
+              rng.uniform(-1, 1, 20) * 2.0**-40].astype(dtype)
     n = a.size
     out = np.zeros(n, dtype)
     run(f"%a: memref<{n}x{type_}>, %b: memref<{n}x{type_}>, %c: memref<{n}x{type_}>, "

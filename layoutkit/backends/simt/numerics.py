@@ -190,18 +190,45 @@ def _odd_from_error(total: np.ndarray, error: np.ndarray) -> np.ndarray:
     return (truncated.view(np.uint64) | inexact.astype(np.uint64)).view(np.float64)
 
 
+def _two_sum(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s, e) with s = x + y rounded and s + e == x + y exactly (Knuth's TwoSum)."""
+    s = x + y
+    y_part = s - x
+    return s, (x - (s - y_part)) + (y - y_part)
+
+
+def _two_product(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p, e) with p = x * y rounded and p + e == x * y exactly (Dekker, Veltkamp splits;
+    exact while nothing overflows or underflows)."""
+    def split(v):
+        scaled = v * 134217729.0  # 2**27 + 1
+        high = scaled - (scaled - v)
+        return high, v - high
+
+    p = x * y
+    xh, xl = split(x)
+    yh, yl = split(y)
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c rounded once. For f16, bf16 and f32 the product is exact in float64 and
     the sum's error is exact (TwoSum), so the sum rounds to odd in float64 and from there
     once to the type: fma(24929, 673, 2**-30) : f32 == 2**24 + 2, not the 2**24 that
-    rounding through float64 gives. f64 goes through long double (not exactly rounded)."""
+    rounding through float64 gives. f64: Boldo and Melquiond's emulation, exact product
+    and sum pieces whose small part is rounded to odd before the final addition (values
+    near overflow or underflow, and non-finite ones, take the plain a * b + c)."""
     if a.dtype == np.float64:
-        return (a.astype(np.longdouble) * b + c).astype(np.float64)
+        product, product_error = _two_product(a, b)
+        high, low = _two_sum(c, product)
+        small, small_error = _two_sum(low, product_error)
+        out = high + _odd_from_error(small, small_error)
+        plain = a * b + c
+        safe = np.isfinite(out) & (np.abs(a * b) < 2.0**970) & (np.abs(c) < 2.0**970) & (
+            (np.abs(product) > 2.0**-960) | (product == 0))
+        return np.where(safe, out, plain)
     x, y, z = (v.astype(np.float64) for v in (a, b, c))
-    product = x * y
-    total = product + z
-    z_part = total - product
-    error = (product - (total - z_part)) + (z - z_part)
+    total, error = _two_sum(x * y, z)
     return to_float(_odd_from_error(total, error), a.dtype)
 
 
