@@ -6,8 +6,10 @@ zero as in C (``-7 / 2 == -3``, ``-7 % 2 == -1``), ``MIN / -1`` wraps to ``MIN``
 ops view the bits as unsigned; shifts by the width or more give 0 (``shrsi``: the sign).
 i1 is signed (true is -1): its ops run on int8 -1/0 and keep the low bit. Division by zero
 (undefined in MLIR) is reported by the machine before these run (:data:`DIVISIONS`).
-Conversions to a float round once to nearest even (:func:`to_float`); float to integer
-truncates and saturates like PTX ``cvt.rzi`` (NaN gives 0, :func:`float_to_int`).
+Conversions to a float and fma round once to nearest even (:func:`to_float`, :func:`fma`);
+float to integer truncates and saturates like PTX ``cvt.rzi`` (NaN gives 0,
+:func:`float_to_int`). Not yet IEEE: minimumf/maximumf of -0.0 and +0.0 (numpy's order;
+the CUDA backend's host run agrees with it today).
 """
 
 from __future__ import annotations
