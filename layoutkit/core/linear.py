@@ -485,9 +485,23 @@ class LinearLayout(LayoutBase):
             bases[name] = rows
         return LinearLayout(bases, out_sizes)
 
+    def _quotient_out_dims(self, divisor: LinearLayout) -> list[tuple[str, int]] | None:
+        """Out dims of ``self`` divided by ``divisor``'s, or None when ``divisor`` has dims
+        ``self`` lacks or is larger in one."""
+        if not (set(divisor.in_dim_names) <= set(self.in_dim_names) and set(divisor.out_dim_names) <= set(self.out_dim_names)):
+            return None
+        out_sizes = []
+        for name, size in self._out:
+            d = divisor.out_dim_size(name) if divisor.has_out_dim(name) else 1
+            if d > size:
+                return None
+            out_sizes.append((name, size // d))
+        return out_sizes
+
     def divide_left(self, divisor: LinearLayout) -> LinearLayout | None:
         """The ``C`` with ``divisor * C == self`` (``divisor`` the minor factor), or None."""
-        if not (set(divisor.in_dim_names) <= set(self.in_dim_names) and set(divisor.out_dim_names) <= set(self.out_dim_names)):
+        out_sizes = self._quotient_out_dims(divisor)
+        if out_sizes is None:
             return None
         bases: Bases = {}
         for name, rows in self._in:
@@ -496,25 +510,14 @@ class LinearLayout(LayoutBase):
                 return None
             bases[name] = [[v >> (divisor.out_dim_size_log2(o) if divisor.has_out_dim(o) else 0)
                             for (o, _), v in zip(self._out, row)] for row in rows[skip:]]
-        out_sizes = []
-        for name, size in self._out:
-            d = divisor.out_dim_size(name) if divisor.has_out_dim(name) else 1
-            if d > size:
-                return None
-            out_sizes.append((name, size // d))
         quotient = LinearLayout(bases, out_sizes)
         return quotient if divisor * quotient == self else None
 
     def divide_right(self, divisor: LinearLayout) -> LinearLayout | None:
         """The ``C`` with ``C * divisor == self`` (``divisor`` the major factor), or None."""
-        if not (set(divisor.in_dim_names) <= set(self.in_dim_names) and set(divisor.out_dim_names) <= set(self.out_dim_names)):
+        out_sizes = self._quotient_out_dims(divisor)
+        if out_sizes is None:
             return None
-        out_sizes = []
-        for name, size in self._out:
-            d = divisor.out_dim_size(name) if divisor.has_out_dim(name) else 1
-            if d > size:
-                return None
-            out_sizes.append((name, size // d))
         bases: Bases = {}
         for name, rows in self._in:
             keep = len(rows) - (divisor.in_dim_size_log2(name) if divisor.has_in_dim(name) else 0)
