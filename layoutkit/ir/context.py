@@ -7,7 +7,7 @@ import weakref
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, math, memref, scf, vector
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FloatAttr, ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -41,12 +41,30 @@ class _LocatingParser(Parser):
         start = self._current_token.span.start
         try:
             op = super().parse_operation()
-        except DiagnosticException:
+        except (DiagnosticException, OverflowError):
             if self.failed_op_start is None:
                 self.failed_op_start = start
             raise
         self.op_lines[op] = self.text.count("\n", 0, start) + 1
         return op
+
+    def parse_optional_builtin_int_or_float_attr(self):
+        """As xDSL's, but a float literal too large for its type rounds to +-inf as in MLIR
+        (the parser converts the double to the type, nearest-even): ``1.0e6 : f16`` is inf,
+        ``65519.0 : f16`` is 65504. xDSL raises OverflowError exactly when that rounding
+        overflows, so the literal is read again from the text."""
+        start = self._current_token.span.start
+        try:
+            return super().parse_optional_builtin_int_or_float_attr()
+        except OverflowError:
+            literal = self.text[start:self._current_token.span.start]
+            number, _, type_text = literal.partition(":")
+            try:
+                value = float(number.strip())
+                element_type = Parser(self.ctx, type_text.strip()).parse_type()
+            except (ValueError, ParseError):
+                self.raise_error(f"float literal out of range: '{literal.strip()}'", start)
+            return FloatAttr(float("-inf") if value < 0 else float("inf"), element_type)
 
 
 def _line_of(start: int, message: str, text: str) -> str:
@@ -106,6 +124,10 @@ def parse_module(text: str) -> ModuleOp:
     except DiagnosticException as err:  # e.g. a declarative format's type check: the op's line
         start = parser.failed_op_start if parser is not None else None
         raise LayoutError(_line_of(start or 0, str(err), text)) from None
+    except OverflowError:  # a dense<...> float literal too large for its element type
+        start = parser.failed_op_start if parser is not None else None
+        raise LayoutError(_line_of(start or 0, "dense float literal out of range for its element type "
+                                   "(write inf, or a value the type can hold)", text)) from None
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)

@@ -193,3 +193,29 @@ def test_error_in_the_first_token_names_the_line():
     """xDSL lexes the first token when its parser is built: that error is a LayoutError too."""
     with pytest.raises(LayoutError, match=r"line 1, column 2: Expected three consecutive '\.'"):
         parse_module(" .. x\n")
+
+
+def _constant_kernel(literal: str, element: str) -> str:
+    return ("module {\n  gpu.module @m {\n    gpu.func @k(%o: memref<4x" + element + ">) kernel {\n"
+            f"      %c = arith.constant {literal} : {element}\n"
+            "      gpu.return\n    }\n  }\n}")
+
+
+@pytest.mark.parametrize("literal, element, expected", [
+    # MLIR converts the literal's double to the type rounding to nearest even: past the
+    # largest finite value by half an ulp or more it is inf (f16: max 65504, ulp there 32)
+    ("1.0e6", "f16", float("inf")), ("-1.0e6", "f16", float("-inf")),
+    ("65520.0", "f16", float("inf")), ("65519.0", "f16", 65504.0),
+    ("1.0e40", "f32", float("inf")), ("-1.0e39", "f32", float("-inf")),
+    ("3.4e38", "bf16", float("inf")), ("1.0e6", "f32", 1.0e6),
+])
+def test_float_literals_out_of_range_round_to_inf_like_mlir(literal, element, expected):
+    module = parse_module(_constant_kernel(literal, element))
+    constants = [op for op in module.walk() if op.name == "arith.constant"]
+    assert constants[0].value.value.data == expected
+
+
+def test_dense_float_literal_out_of_range_names_the_line():
+    text = _constant_kernel("dense<[1.0e6, 2.0]>", "f16").replace(": f16\n", ": vector<2xf16>\n")
+    with pytest.raises(LayoutError, match=r"line 4.*out of range.*1\.0e6"):
+        parse_module(text)
