@@ -1,8 +1,3 @@
-"""Makes the coords test helpers (coords_support.py) importable under importlib mode."""
+"""The coords tests' shared fixture."""
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from coords_support import seed_filter_chain  # noqa: E402,F401  (fixture)
+from coords_support import seed_filter_chain  # noqa: F401  (fixture)

@@ -8,13 +8,13 @@ tests/render/test_render_bad_input.py."""
 from __future__ import annotations
 
 import itertools
-import time
 
 import numpy as np
 import pytest
 from cute_reference import offset_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from layout_errors import raises
 
 import layoutkit
 from layoutkit import LayoutError, cute
@@ -23,14 +23,6 @@ HUGE = "(1000000000,1000000000):(1,1000000000)"
 HUGE_T = "(1000000000,1000000000):(1000000000,1)"
 
 
-def raises(fragments, call, seconds: float = 2.0) -> str:
-    start = time.perf_counter()
-    with pytest.raises(LayoutError) as info:
-        call()
-    assert time.perf_counter() - start < seconds
-    for fragment in fragments:
-        assert fragment in str(info.value), (fragment, str(info.value))
-    return str(info.value)
 
 
 # ------------------------------------------------------------------------------------------

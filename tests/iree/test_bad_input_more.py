@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from layout_errors import raises
 
 import layoutkit
 from layoutkit import LayoutError
@@ -34,15 +35,6 @@ def text_of(**changes) -> str:
 SEED = nested()
 
 
-def raises(fragments, call, seconds: float = 2.0) -> str:
-    """``call()`` raises a LayoutError holding every fragment, within ``seconds``."""
-    start = time.perf_counter()
-    with pytest.raises(LayoutError) as info:
-        call()
-    assert time.perf_counter() - start < seconds
-    for fragment in fragments:
-        assert fragment in str(info.value), (fragment, str(info.value))
-    return str(info.value)
 
 
 # ------------------------------------------------------------------------------------------

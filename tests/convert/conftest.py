@@ -1,6 +1,0 @@
-"""Makes the convert test helpers (convert_support.py) importable under importlib mode."""
-
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
