@@ -1,7 +1,8 @@
 """Runs emitted CUDA kernels on the CPU: the kernel bodies exactly as emit_cuda prints them,
 compiled by g++ against a small host stand-in for CUDA (one std::thread per GPU thread,
 std::barrier for __syncthreads, a per-warp exchange for __shfl_*_sync with PTX's segment
-rules). Only the prelude is swapped for a host version (its f16/bf16 conversions are PTX).
+rules). Only the prelude is swapped for a host version (its f16/bf16 conversions are PTX);
+the minimumf / maximumf helpers are the device prelude's own text.
 
 It lets the tests compare what the emitted C++ computes with numpy, with no GPU.
 """
@@ -17,6 +18,8 @@ import subprocess
 import tempfile
 
 import numpy as np
+
+from layoutkit.backends.cuda.prelude import MINIMUM_MAXIMUM  # device C++ the host runs as is
 
 HOST_PRELUDE = r"""
 #include <barrier>
@@ -102,11 +105,7 @@ inline bf16_t double_to_bf16(double x) {  // round to odd into f32, then to near
 inline unsigned pack_16x2(unsigned short low, unsigned short high) { return (unsigned)low | ((unsigned)high << 16); }
 inline unsigned lane_id() { return host_linear_tid % 32; }
 inline unsigned linear_thread_id() { return host_linear_tid; }
-inline float maximumf(float a, float b) { return (a != a || b != b) ? NAN : std::fmax(a, b); }
-inline float minimumf(float a, float b) { return (a != a || b != b) ? NAN : std::fmin(a, b); }
-inline double maximumf(double a, double b) { return (a != a || b != b) ? NAN : std::fmax(a, b); }
-inline double minimumf(double a, double b) { return (a != a || b != b) ? NAN : std::fmin(a, b); }
-template <typename T> T floordiv(T a, T b) { T q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }
+""" + MINIMUM_MAXIMUM + r"""template <typename T> T floordiv(T a, T b) { T q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }
 template <typename T> T ceildiv(T a, T b) { T q = a / b; return (q * b != a && ((a < 0) == (b < 0))) ? q + 1 : q; }
 
 template <typename T, int N>

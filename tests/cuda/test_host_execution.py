@@ -4,6 +4,7 @@ and warp shuffles) and is compared with numpy and with the lockstep simulator.""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -682,3 +683,77 @@ def test_i1_extends_signed_as_minus_one(host):
     simulate(text, "bools", 1, 32, [x, ints_sim, floats_sim])
     np.testing.assert_array_equal(ints[:, :2], ints_sim[:, :2])
     np.testing.assert_array_equal(floats, floats_sim)
+
+
+# ---- minimumf / maximumf: IEEE minimum / maximum in the emitted CUDA ----------------
+
+MINMAX_SPECIALS = [0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1.5, -2.0, 0.25]
+
+
+def _minmax_kernel(t: str) -> str:
+    """64 threads: out[k, t] = minimumf, maximumf, minnumf, maxnumf of (a[t], b[t]);
+    red[k, t] = vector.reduction minimumf / maximumf of rows[t, :], then gpu.subgroup_reduce
+    minimumf / maximumf of rows[t, 0] over clusters of 4 lanes."""
+    ops = [f"arith.{op} %x, %y : {t}" for op in ("minimumf", "maximumf", "minnumf", "maxnumf")]
+    ops += [f"vector.reduction <{kind}>, %v : vector<4x{t}> into {t}" for kind in ("minimumf", "maximumf")]
+    ops += [f"gpu.subgroup_reduce {kind} %w cluster(size = 4) : ({t}) -> {t}" for kind in ("minimumf", "maximumf")]
+    body = ["      %t = gpu.thread_id x", "      %c0 = arith.constant 0 : index",
+            f"      %x = memref.load %a[%t] : memref<64x{t}>", f"      %y = memref.load %b[%t] : memref<64x{t}>",
+            f"      %v = vector.load %rows[%t, %c0] : memref<64x4x{t}>, vector<4x{t}>",
+            f"      %w = memref.load %rows[%t, %c0] : memref<64x4x{t}>"]
+    for j, op in enumerate(ops):
+        target = "out" if j < 4 else "red"
+        body += [f"      %r{j} = {op}", f"      %k{j} = arith.constant {j % 4} : index",
+                 f"      memref.store %r{j}, %{target}[%k{j}, %t] : memref<4x64x{t}>"]
+    return _kernel("minmax", f"%a: memref<64x{t}>, %b: memref<64x{t}>, %rows: memref<64x4x{t}>, "
+                   f"%out: memref<4x64x{t}>, %red: memref<4x64x{t}>", "\n".join(body))
+
+
+def _ieee(values: list[float], pick, numbers_only: bool) -> float:
+    """IEEE minimum / maximum (NaN if any operand is NaN, -0.0 orders below +0.0), or with
+    ``numbers_only`` minNum / maxNum (the extremum of the non-NaN operands)."""
+    if numbers_only:
+        values = [v for v in values if v == v]
+    if not values or any(v != v for v in values):
+        return float("nan")
+    return pick(values, key=lambda v: (v, math.copysign(1.0, v)))
+
+
+@pytest.mark.parametrize("t", ["f16", "bf16", "f32", "f64"])
+def test_minimumf_maximumf_order_signed_zeros_and_propagate_nan(host, t):
+    import ml_dtypes
+
+    dtype = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64}[t]
+    pairs = [(x, y) for x in MINMAX_SPECIALS for y in MINMAX_SPECIALS]  # (+0,-0), NaN each side, inf
+    a, b = (np.array([p[i] for p in pairs], dtype) for i in (0, 1))
+    rows = np.random.default_rng(5).choice(np.array(MINMAX_SPECIALS), (64, 4))
+    rows[:8] = [[0.0, -0.0, 0.0, 0.0], [-0.0, -0.0, -0.0, -0.0], [0.0, 1.0, -0.0, 2.0], [-0.0, 0.0, 0.0, 0.0],
+                [0.0, 0.0, -0.0, 0.0], [1.0, 2.0, 3.0, 0.0], [float("nan"), 0.0, -0.0, 1.0], [-0.0, 1.0, 2.0, 3.0]]
+    rows = rows.astype(dtype)
+    out, red = np.zeros((4, 64), dtype), np.zeros((4, 64), dtype)
+    host.run_on_host(emit_cuda(parse_module(_minmax_kernel(t))), PRELUDE, "minmax", (1,), (64,),
+                     [a, b, rows, out, red])
+    as_float = [[float(v) for v in np.asarray(x, np.float64)] for x in (a, b)]
+    lanes = [[float(v) for v in np.asarray(r, np.float64)] for r in rows]
+    clusters = [[lanes[4 * (i // 4) + j][0] for j in range(4)] for i in range(64)]
+    expected = [[_ieee(list(p), pick, numbers) for p in zip(*as_float)]
+                for numbers in (False, True) for pick in (min, max)]
+    expected += [[_ieee(r, pick, False) for r in lanes] for pick in (min, max)]
+    expected += [[_ieee(c, pick, False) for c in clusters] for pick in (min, max)]
+    got = [np.asarray(row, np.float64).tolist() for row in (*out, *red)]
+    for k, (want, have) in enumerate(zip(expected, got)):
+        for i, (w, h) in enumerate(zip(want, have)):
+            context = f"{t}: result {k}, thread {i}: expected {w!r}, got {h!r}"
+            assert (w != w) == (h != h), context
+            if w == w:  # minNum / maxNum may give either zero; the others must order -0 < +0
+                assert w == h and (k in (2, 3) or math.copysign(1, w) == math.copysign(1, h)), context
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_minimumf_maximumf_compile_with_nvrtc(arch, cuda_compiler):
+    """The helpers compile for f16, bf16, f32 and f64 kernels (one prelude, four kernels)."""
+    kernels = [emit_cuda(parse_module(_minmax_kernel(t).replace("@minmax", f"@minmax_{t}")), prelude=t == "f16")
+               for t in ("f16", "bf16", "f32", "f64")]
+    source = "\n".join(kernels)
+    result = compile_cuda(source, arch=arch)
+    assert {f"minmax_{t}" for t in ("f16", "bf16", "f32", "f64")} <= set(result.by_name)

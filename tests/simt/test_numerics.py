@@ -326,3 +326,88 @@ def test_round_ties_away_from_zero_on_the_exact_value(type_):
 
     assert [got(v) for v in out.astype(np.float64).tolist()] == \
            [rounded(v) for v in x.astype(np.float64).tolist()]
+
+
+# ---- minimumf / maximumf (IEEE 754-2019) and minnumf / maxnumf (IEEE minNum / maxNum) ----
+
+FLOAT_DTYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64}
+SPECIALS = [0.0, -0.0, math.nan, math.inf, -math.inf, 1.5, -2.0, 0.25]
+
+
+def minmax_kernel_text(t: str) -> str:
+    """64 threads: out[k, t] = minimumf, maximumf, minnumf, maxnumf of (a[t], b[t]);
+    red[k, t] = vector.reduction minimumf, maximumf of rows[t, :] and gpu.subgroup_reduce
+    minimumf, maximumf of rows[t, 0] over clusters of 4 lanes."""
+    lines = ["      %t = gpu.thread_id x", "      %c0 = arith.constant 0 : index",
+             f"      %x = memref.load %a[%t] : memref<64x{t}>", f"      %y = memref.load %b[%t] : memref<64x{t}>",
+             f"      %v = vector.load %rows[%t, %c0] : memref<64x4x{t}>, vector<4x{t}>",
+             f"      %w = memref.load %rows[%t, %c0] : memref<64x4x{t}>"]
+    results = ([("out", f"arith.{op} %x, %y : {t}") for op in ("minimumf", "maximumf", "minnumf", "maxnumf")]
+               + [("red", f"vector.reduction <{kind}>, %v : vector<4x{t}> into {t}") for kind in ("minimumf", "maximumf")]
+               + [("red", f"gpu.subgroup_reduce {kind} %w cluster(size = 4) : ({t}) -> {t}")
+                  for kind in ("minimumf", "maximumf")])
+    for j, (target, op) in enumerate(results):
+        k = j if target == "out" else j - 4
+        lines += [f"      %r{j} = {op}", f"      %k{j} = arith.constant {k} : index",
+                  f"      memref.store %r{j}, %{target}[%k{j}, %t] : memref<4x64x{t}>"]
+    return ("module {\n  gpu.module @m {\n    gpu.func @minmax("
+            f"%a: memref<64x{t}>, %b: memref<64x{t}>, %rows: memref<64x4x{t}>, %out: memref<4x64x{t}>, "
+            f"%red: memref<4x64x{t}>) kernel {{\n" + "\n".join(lines) + "\n      gpu.return\n    }\n  }\n}")
+
+
+def minmax_inputs(t: str) -> list[np.ndarray]:
+    """Every ordered pair of SPECIALS (so (+0, -0), (-0, +0), NaN on either side, +-inf),
+    rows of specials for the reductions with signed zeros in the first clusters, outputs."""
+    dtype = FLOAT_DTYPES[t]
+    a = np.array([x for x in SPECIALS for _ in SPECIALS], dtype)
+    b = np.array([y for _ in SPECIALS for y in SPECIALS], dtype)
+    rows = np.random.default_rng(9).choice(np.array(SPECIALS), (64, 4))
+    rows[:12] = [[0.0, -0.0, 0.0, 0.0], [-0.0, -0.0, -0.0, -0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 1.0, -0.0, 2.0],
+                 [-0.0, -0.0, 0.0, -0.0], [1.0, 2.0, 3.0, 0.0], [0.0, -0.0, -1.0, math.inf], [-0.0, 0.0, 1.0, 1.0],
+                 [math.nan, 0.0, -0.0, 1.0], [0.0, 0.0, 0.0, math.nan], [-0.0, 1.0, 2.0, 3.0], [5.0, -0.0, 0.0, -0.0]]
+    return [a, b, rows.astype(dtype), np.zeros((4, 64), dtype), np.zeros((4, 64), dtype)]
+
+
+def ieee_extremum(values: list[float], pick) -> float:
+    """IEEE minimum (pick=min) / maximum (pick=max): NaN if any is NaN; -0.0 orders below +0.0."""
+    if any(math.isnan(v) for v in values):
+        return math.nan
+    return pick(values, key=lambda v: (v, math.copysign(1.0, v)))
+
+
+def ieee_num_extremum(values: list[float], pick) -> float:
+    """IEEE minNum / maxNum: the extremum of the non-NaN operands, NaN only if all are NaN."""
+    numbers = [v for v in values if not math.isnan(v)]
+    return pick(numbers) if numbers else math.nan
+
+
+def check_minmax(arrays: list[np.ndarray], where: str) -> None:
+    """Check a run's outputs against the formulas above, element by element: NaN where NaN is
+    due; otherwise minimumf / maximumf to the bit (the sign of a zero), minNum / maxNum by value
+    (their sign of zero is unspecified)."""
+    a, b, rows, out, red = ([float(v) for v in np.asarray(x, np.float64).ravel()] for x in arrays)
+    rows2 = [rows[4 * i:4 * i + 4] for i in range(64)]
+    firsts = [r[0] for r in rows2]
+    expected = [[ieee_extremum([x, y], min) for x, y in zip(a, b)],
+                [ieee_extremum([x, y], max) for x, y in zip(a, b)],
+                [ieee_num_extremum([x, y], min) for x, y in zip(a, b)],
+                [ieee_num_extremum([x, y], max) for x, y in zip(a, b)],
+                [ieee_extremum(r, min) for r in rows2], [ieee_extremum(r, max) for r in rows2],
+                [ieee_extremum(firsts[i // 4 * 4:i // 4 * 4 + 4], min) for i in range(64)],
+                [ieee_extremum(firsts[i // 4 * 4:i // 4 * 4 + 4], max) for i in range(64)]]
+    got = [out[64 * k:64 * k + 64] for k in range(4)] + [red[64 * k:64 * k + 64] for k in range(4)]
+    for k, (want, have) in enumerate(zip(expected, got)):
+        for i, (w, h) in enumerate(zip(want, have)):
+            context = f"{where}: result {k}, thread {i}: expected {w!r}, got {h!r}"
+            assert math.isnan(w) == math.isnan(h), context
+            if not math.isnan(w):
+                assert w == h, context
+                if k not in (2, 3):
+                    assert math.copysign(1.0, w) == math.copysign(1.0, h), context
+
+
+@pytest.mark.parametrize("t", list(FLOAT_DTYPES))
+def test_minimumf_maximumf_order_signed_zeros_and_propagate_nan(t):
+    arrays = minmax_inputs(t)
+    layoutkit.simulate(minmax_kernel_text(t), "minmax", 1, 64, arrays)
+    check_minmax(arrays, f"simulator {t}")

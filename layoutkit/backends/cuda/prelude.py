@@ -42,6 +42,29 @@ def _mma_function(k: int, element: str) -> str:
     )
 
 
+# arith.minimumf / maximumf (IEEE 754-2019 minimum / maximum, as MLIR defines them): the
+# canonical NaN when either operand is NaN, and -0.0 < +0.0. Of two equal operands only +-0
+# differ in their bits: OR keeps the sign bit (min), AND drops it (max); other equal values
+# have equal bits. Plain C++ on the bit-cast intrinsics, so a host stand-in can run it as is.
+MINIMUM_MAXIMUM = r"""// IEEE minimum / maximum (arith.minimumf / arith.maximumf): NaN if either is NaN, -0 < +0
+__device__ __forceinline__ float minimumf(float a, float b) {
+  if (a != a || b != b) return __int_as_float(0x7fc00000);
+  return a == b ? __int_as_float(__float_as_int(a) | __float_as_int(b)) : (a < b ? a : b);
+}
+__device__ __forceinline__ float maximumf(float a, float b) {
+  if (a != a || b != b) return __int_as_float(0x7fc00000);
+  return a == b ? __int_as_float(__float_as_int(a) & __float_as_int(b)) : (a > b ? a : b);
+}
+__device__ __forceinline__ double minimumf(double a, double b) {
+  if (a != a || b != b) return __longlong_as_double(0x7ff8000000000000ll);
+  return a == b ? __longlong_as_double(__double_as_longlong(a) | __double_as_longlong(b)) : (a < b ? a : b);
+}
+__device__ __forceinline__ double maximumf(double a, double b) {
+  if (a != a || b != b) return __longlong_as_double(0x7ff8000000000000ll);
+  return a == b ? __longlong_as_double(__double_as_longlong(a) & __double_as_longlong(b)) : (a > b ? a : b);
+}
+"""
+
 PRELUDE = r"""// ---- layoutkit CUDA prelude: 16-bit floats as bits, small vectors, warp helpers ----
 typedef unsigned short f16_t;   // IEEE binary16, as bits
 typedef unsigned short bf16_t;  // bfloat16, as bits
@@ -146,12 +169,7 @@ __device__ __forceinline__ unsigned linear_thread_id() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
 
-// NaN-propagating min/max (arith.minimumf / arith.maximumf)
-__device__ __forceinline__ float maximumf(float a, float b) { return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b); }
-__device__ __forceinline__ float minimumf(float a, float b) { return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b); }
-__device__ __forceinline__ double maximumf(double a, double b) { return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmax(a, b); }
-__device__ __forceinline__ double minimumf(double a, double b) { return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmin(a, b); }
-
+""" + MINIMUM_MAXIMUM + r"""
 // integer division rounding toward -inf / +inf (arith.floordivsi / arith.ceildivsi)
 template <typename T>
 __device__ __forceinline__ T floordiv(T a, T b) { T q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }

@@ -8,8 +8,10 @@ i1 is signed (true is -1): its ops run on int8 -1/0 and keep the low bit. Divisi
 (undefined in MLIR) is reported by the machine before these run (:data:`DIVISIONS`).
 Conversions to a float and fma round once to nearest even (:func:`to_float`, :func:`fma`);
 float to integer truncates and saturates like PTX ``cvt.rzi`` (NaN gives 0,
-:func:`float_to_int`). Not yet IEEE: minimumf/maximumf of -0.0 and +0.0 (numpy's order;
-the CUDA backend's host run agrees with it today).
+:func:`float_to_int`). ``minimumf`` / ``maximumf`` are IEEE 754-2019 minimum / maximum as
+MLIR defines them: NaN (the canonical quiet NaN, as PTX ``min.NaN`` gives) when either operand
+is NaN, and -0.0 < +0.0 (``minimumf(+0.0, -0.0) == -0.0``); ``minnumf`` / ``maxnumf`` return
+the non-NaN operand (NaN only when both are).
 """
 
 from __future__ import annotations
@@ -110,6 +112,41 @@ def _ceildivui(a, b):
     return a // safe + (a % safe != 0)
 
 
+def _canonical_nan(result: np.ndarray) -> np.ndarray:
+    """``result`` with every NaN replaced by the positive quiet NaN (f32 0x7fc00000)."""
+    nan = np.isnan(result)
+    if not nan.any():
+        return result
+    return np.where(nan, np.array(np.nan, result.dtype), result)
+
+
+def minimumf(a, b):
+    """IEEE minimum: NaN if either is NaN, -0.0 below +0.0: ``minimumf(0.0, -0.0) == -0.0``."""
+    a, b = np.asarray(a), np.asarray(b)
+    # among equal operands (the only case: +-0) the one with the sign bit is the minimum
+    return _canonical_nan(np.where(a == b, np.where(np.signbit(a), a, b), np.minimum(a, b)))
+
+
+def maximumf(a, b):
+    """IEEE maximum: NaN if either is NaN, +0.0 above -0.0: ``maximumf(-0.0, 0.0) == 0.0``."""
+    a, b = np.asarray(a), np.asarray(b)
+    return _canonical_nan(np.where(a == b, np.where(np.signbit(a), b, a), np.maximum(a, b)))
+
+
+def _reduce_extremum(values: np.ndarray, axis, minimum: bool) -> np.ndarray:
+    """minimumf / maximumf over ``axis``: numpy's reduction propagates NaN; a zero result
+    is -0.0 for the minimum when any operand is -0.0, +0.0 for the maximum when any is +0.0."""
+    if not is_float(values.dtype):
+        return (np.minimum if minimum else np.maximum).reduce(values, axis=axis)
+    result = np.asarray((np.minimum if minimum else np.maximum).reduce(values, axis=axis))
+    zero = values == 0
+    wanted = np.any(zero & (np.signbit(values) == minimum), axis=axis)
+    signed = np.array(-0.0 if minimum else 0.0, values.dtype)
+    other = np.array(0.0 if minimum else -0.0, values.dtype)
+    result = np.where(result == 0, np.where(wanted, signed, other), result)
+    return _canonical_nan(result)
+
+
 BINARY: dict[type, Callable] = {
     arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul,
     arith.DivSIOp: _trunc_div, arith.DivUIOp: _as_unsigned(_divui), arith.RemSIOp: _remsi,
@@ -120,7 +157,7 @@ BINARY: dict[type, Callable] = {
     arith.MinSIOp: np.minimum, arith.MaxSIOp: np.maximum,
     arith.MinUIOp: _as_unsigned(np.minimum), arith.MaxUIOp: _as_unsigned(np.maximum),
     arith.AddfOp: operator.add, arith.SubfOp: operator.sub, arith.MulfOp: operator.mul,
-    arith.DivfOp: operator.truediv, arith.MaximumfOp: np.maximum, arith.MinimumfOp: np.minimum,
+    arith.DivfOp: operator.truediv, arith.MaximumfOp: maximumf, arith.MinimumfOp: minimumf,
     arith.MaxnumfOp: np.fmax, arith.MinnumfOp: np.fmin,
     math.PowFOp: np.power, math.CopySignOp: np.copysign, math.Atan2Op: np.arctan2,
 }
@@ -281,10 +318,12 @@ def reduce_kind(kind: str, values: np.ndarray, axis) -> np.ndarray:
         return np.add.reduce(values, axis=axis, dtype=values.dtype)
     if kind == "mul":
         return np.multiply.reduce(values, axis=axis, dtype=values.dtype)
-    if kind in ("minsi", "minimumf"):
+    if kind == "minsi":
         return np.minimum.reduce(values, axis=axis)
-    if kind in ("maxsi", "maximumf"):
+    if kind == "maxsi":
         return np.maximum.reduce(values, axis=axis)
+    if kind in ("minimumf", "maximumf"):
+        return _reduce_extremum(values, axis, kind == "minimumf")
     if kind == "minnumf":
         return np.fmin.reduce(values, axis=axis)
     if kind == "maxnumf":
