@@ -63,7 +63,8 @@ def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
     arguments, written in place) or numbers (scalar arguments); a sequence gives them in
     order. Raises :class:`SimulationError` on out-of-bounds access, a shared-memory race or
     a barrier not reached by all threads of a block. ``bank_conflicts=True`` also counts
-    shared-memory wavefronts per op (32 four-byte banks, each buffer bank-aligned).
+    shared-memory wavefronts per op with layoutkit.analysis's bank model (32 four-byte banks,
+    64- and 128-bit accesses served in phases of 16 and 8 lanes; each buffer bank-aligned).
     """
     from layoutkit.ir import find_kernel, parse_module
 

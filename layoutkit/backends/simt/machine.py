@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
+from layoutkit.analysis.banks import shared_wavefronts
 from layoutkit.backends.simt import mma as mma_fragments
 from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned, vector_shape
 from layoutkit.backends.simt.errors import SimulationError
@@ -66,32 +67,44 @@ class Stats:
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
 
 
-BANKS = 32  # 4-byte shared-memory banks
 MAX_SHARED_BYTES = 227 * 1024  # shared memory per block of the largest GPUs (sm_90)
 MAX_PRIVATE_BYTES = 2**33  # one private allocation over all threads of a chunk (8 GiB)
 
 
-def bank_wavefronts(warp: np.ndarray, word: np.ndarray) -> tuple[int, int]:
-    """(wavefronts, ideal) summed over warps for one shared access.
+def bank_wavefronts(slots: np.ndarray, addresses: np.ndarray, access_bytes: int,
+                    warp_size: int = 32) -> tuple[int, int]:
+    """(wavefronts, lower bound) summed over warps and instructions for one shared-memory op,
+    counted by :func:`layoutkit.analysis.shared_wavefronts` (the one bank model: 32 four-byte
+    banks; 64-bit accesses in 2 phases of 16 lanes, 128-bit in 4 phases of 8).
 
-    ``warp`` and ``word`` give, per accessed element, its warp and its 4-byte word in the
-    block's shared memory. A warp needs as many wavefronts as the most distinct words any
-    bank (word % 32) holds; ideally ceil(distinct words / 32). Example: 32 lanes reading
-    column 0 of a float[32][32] tile touch words 0, 32, ..., 992, all in bank 0:
-    32 wavefronts, ideal 1; with 33 columns (padding) they fall in 32 banks: 1 wavefront.
+    ``slots[i]`` is the thread slot of access row i (lane ``slot % warp_size`` of warp
+    ``slot // warp_size``), ``addresses[i, k]`` its byte address in the block's shared memory
+    for the op's k-th warp instruction (one per thread for a wide access, one per vector
+    element otherwise), each ``access_bytes`` wide. Example: 32 lanes reading column 0 of a
+    float[32][32] tile (addresses 128 * lane, 4 bytes) hit bank 0 with 32 words: 32
+    wavefronts, lower bound 1; a float4 per lane at 16 * lane is 4 phases of 128 bytes: 4, 4.
     """
-    if warp.size == 0:
+    if slots.size == 0:
         return 0, 0
-    words = int(word.max()) + 1
-    keys = np.unique((warp.astype(np.int64) * BANKS + word % BANKS) * words + word)
-    warp_bank = keys // words
-    starts = np.flatnonzero(np.r_[True, warp_bank[1:] != warp_bank[:-1]])
-    per_bank = np.diff(np.r_[starts, keys.size])  # distinct words of each (warp, bank)
-    warp_of_bank = warp_bank[starts] // BANKS
-    warp_starts = np.flatnonzero(np.r_[True, warp_of_bank[1:] != warp_of_bank[:-1]])
-    wavefronts = np.maximum.reduceat(per_bank, warp_starts)
-    distinct = np.add.reduceat(per_bank, warp_starts)
-    return int(wavefronts.sum()), int((-(-distinct // BANKS)).sum())
+    addresses = addresses.reshape(slots.size, -1)
+    warps, warp_index = np.unique(slots // warp_size, return_inverse=True)
+    requests = np.full((addresses.shape[1], warps.size, warp_size), -1, np.int64)
+    requests[:, warp_index, slots % warp_size] = addresses.T
+    wavefronts, lower = shared_wavefronts(requests, access_bytes)
+    return int(wavefronts.sum()), int(lower.sum())
+
+
+_WIDE_ACCESS_BYTES = (2, 4, 8, 16)  # a vector moved by one access (the CUDA backend's rule)
+
+
+def _access_width(pattern: np.ndarray, itemsize: int) -> int:
+    """Bytes each thread moves per instruction for a vector access whose elements lie at
+    element offsets ``pattern`` from the first: the whole vector when contiguous and 2, 4, 8
+    or 16 bytes (one ``float4`` / ``uint4`` / ... access, as emit_cuda prints it), else one
+    element per instruction. ``[0, 1, 2, 3]`` of f32 -> 16; ``[0, 33]`` of f32 -> 4."""
+    if pattern.size * itemsize in _WIDE_ACCESS_BYTES and np.array_equal(pattern, np.arange(pattern.size)):
+        return pattern.size * itemsize
+    return itemsize
 
 
 def _full(value: np.ndarray, threads: int) -> np.ndarray:
@@ -624,18 +637,30 @@ class Machine:
 
     def _count_banks(self, op, buffer: Buffer, ids, flat) -> None:
         """Add this access's wavefronts (see :func:`bank_wavefronts`) to the op's count;
-        ``flat`` holds the element offsets of the active threads ``ids`` (None: all)."""
+        ``flat`` holds the element offsets (threads, *vector) of the active threads ``ids``
+        (None: all)."""
         if ids is None:
             ids = np.arange(self.chunk.threads)
-        per_thread = int(np.prod(flat.shape[1:], dtype=np.int64))
-        self._count_bank_elements(op, buffer, np.repeat(ids, per_thread), flat.ravel())
+        itemsize = buffer.data.itemsize
+        rows = flat.reshape(flat.shape[0], -1)
+        width = itemsize if rows.shape[1] == 1 else _access_width(rows[0] - rows[0, 0], itemsize)
+        if width != itemsize:
+            rows = rows[:, :1]  # one wide access per thread, from its first element
+        self._add_wavefronts(op, ids, rows * itemsize, width)
 
-    def _count_bank_elements(self, op, buffer: Buffer, slots, offsets) -> None:
-        """Wavefronts of elements at block offsets ``offsets`` accessed by thread slots ``slots``."""
-        warp = slots // self.geometry.warp_size
-        word = offsets * buffer.data.itemsize // 4
+    def _count_bank_elements(self, op, buffer: Buffer, slots, offsets, elements) -> None:
+        """Wavefronts of a transfer: element ``elements[i]`` of thread slot ``slots[i]`` at
+        block offset ``offsets[i]``; each vector element is its own warp instruction."""
+        itemsize = buffer.data.itemsize
+        count = int(elements.max()) + 1 if elements.size else 1
+        threads, row = np.unique(slots, return_inverse=True)
+        addresses = np.full((threads.size, count), -1, np.int64)  # -1: element not accessed
+        addresses[row, elements] = offsets * itemsize
+        self._add_wavefronts(op, threads, addresses, itemsize)
+
+    def _add_wavefronts(self, op, slots, addresses, access_bytes: int) -> None:
         counts = self.stats.banks.setdefault(op, [0, 0])
-        wavefronts, ideal = bank_wavefronts(warp, word)
+        wavefronts, ideal = bank_wavefronts(slots, addresses, access_bytes, self.geometry.warp_size)
         counts[0] += wavefronts
         counts[1] += ideal
 
@@ -780,7 +805,7 @@ class Machine:
                         lambda i: int(slots[i]), kind)
         if self.stats.banks is not None:
             offsets = loc.ravel()[positions] - self.chunk.block_local[slots] * buffer.size
-            self._count_bank_elements(op, buffer, slots, offsets)
+            self._count_bank_elements(op, buffer, slots, offsets, positions % per_thread)
 
     # ----------------------------------------------------------------- vector
     def broadcast(self, op, mask) -> None:
