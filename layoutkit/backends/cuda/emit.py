@@ -1015,7 +1015,6 @@ def _combine(kind: str, a: str, b: str, t: Scalar) -> str:
              "maxui": _cast(t.c, f"max({_unsigned(a, t)}, {_unsigned(b, t)})"),
              "minui": _cast(t.c, f"min({_unsigned(a, t)}, {_unsigned(b, t)})"),
              "maxnumf": f"fmax{suffix}({a}, {b})", "minnumf": f"fmin{suffix}({a}, {b})",
-             "maxf": f"fmax{suffix}({a}, {b})", "minf": f"fmin{suffix}({a}, {b})",
              "maximumf": f"maximumf({a}, {b})", "minimumf": f"minimumf({a}, {b})"}
     if kind not in table:
         raise LayoutError(f"reduction kind: not supported by the CUDA backend: {quote(kind)}")
