@@ -1,4 +1,4 @@
-"""The command-line example of docs/sections/convert.md prints exactly what the docs show."""
+"""The README's first `layoutkit convert` example prints exactly what the README shows."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from layoutkit.cli import main
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "sections" / "convert.md"
+DOCS = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_first_command_line_example_matches_its_output(capsys):
