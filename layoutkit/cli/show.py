@@ -5,8 +5,9 @@
     layoutkit show -l "#iree_vector_ext.nested_layout<...>" -t "tensor<64x64xf16>" --subgroup-size 64
 
 Every layout is introduced by ``Print layout attribute: <layout>`` (``#<alias> = <layout>``
-for layouts read from a file). With ``-i`` and no ``--alias-names`` every alias of the file
-is printed; with ``--alias-names`` each named one, followed by an empty line.
+for layouts read from a file). With ``-i`` and neither ``-l`` nor ``--alias-names`` every
+alias of the file is printed; with ``--alias-names`` each named one, followed by an empty
+line; with ``-l`` alone the file only defines the aliases ``-l`` may use.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def render_show(
                     known = ", ".join(aliases) or "none"
                     raise LayoutError(f"alias-names: no layout alias {quote('#' + name)} in the input file (defined: {known})")
             chosen = alias_names
+        elif layout_text is not None:
+            chosen = []  # -l names the layout; the file only defines its aliases
         else:
             if not aliases:
                 raise LayoutError("input: the file defines no '#alias = #attr<...>' layouts")

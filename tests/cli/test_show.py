@@ -171,6 +171,20 @@ def test_input_file_prints_every_alias_and_layout_may_name_one(capsys, tmp_path)
     assert normalized(first)[1:] == normalized(second)[1:]
 
 
+def test_layout_with_input_file_prints_only_that_layout(capsys, tmp_path):
+    # -l "#dot" -i FILE: the file defines the aliases, -l picks the one to print
+    path = tmp_path / "kernel.ttgir"
+    path.write_text(ALIAS_FILE)
+    code, out, err = run(capsys, "show", "-i", str(path), "-l", "#dot", "-t", "tensor<16x16xf16>")
+    assert code == 0, err
+    headers = [line for line in out.splitlines() if line.startswith("Print layout attribute:")]
+    assert len(headers) == 1 and headers[0].startswith("Print layout attribute: #ttg.dot_op<{opIdx = 0, parent = ")
+    direct = ALIAS_FILE.splitlines()[2].split(" = ", 1)[1].replace("#blocked", ALIAS_FILE.splitlines()[0].split(" = ", 1)[1])
+    code, alone, err = run(capsys, "show", "-l", direct, "-t", "tensor<16x16xf16>")
+    assert code == 0, err
+    assert normalized(out) == normalized(alone)
+
+
 def test_output_file(capsys, tmp_path):
     target = tmp_path / "view.txt"
     layout, tensor, _, grid = SEED_004_COMMANDS[0]
