@@ -4,7 +4,8 @@
     layoutkit render -l "#iree_vector_ext.nested_layout<...>" -o nested.svg --subgroup-size 64
     layoutkit render -i kernel.ttgir --alias-name shared -t "tensor<32x32xf16>" -o shared.pdf
 
-``-t`` may be left out for layouts that carry their shape (nested layouts, ``#ttg.linear``).
+``-t`` may be left out for layouts that carry their shape (IREE nested layouts, padded shared
+layouts with a ``shape``, CuTe ``LAYOUT over MxN``).
 Needs the ``plot`` extra (matplotlib).
 """
 
@@ -51,6 +52,12 @@ def render_file(layout_text: str | None, tensor_type: str | None, output: str, *
             raise LayoutError(f"alias-name: no layout alias {quote('#' + alias_name)} in the input file (defined: {known})")
         layout_text = aliases[alias_name].text
     layout = parse_layout(layout_text, aliases=aliases, **options)
+    if shape is None and hasattr(layout, "tensor_shape"):
+        try:
+            layout.tensor_shape(None)
+        except LayoutError:
+            raise LayoutError(f"tensor-type: {quote(layout_text)} does not carry its tensor shape; "
+                              "give one with -t, e.g. -t 'tensor<16x16xf16>'") from None
     fig, drawing = layout_figure(layout, shape)
     try:
         save_figure(fig, output, suffix)
