@@ -138,6 +138,9 @@ def _bad_input_cases(tmp: Path) -> list[tuple[list[str], str]]:
         (run("--arg", o, "--arg", "v=1", grid="2,x"), "--grid: expected 1 to 3 positive integers X[,Y[,Z]], got '2,x'"),
         (run("--arg", o, "--arg", "v=1", block="100000000"), "--block: x size 100000000 exceeds the GPU limit 1024"),
         (run("--arg", o, "--arg", "v=1", block="32,32,2"), "block: 2048 threads per block exceed the GPU limit 1024"),
+        # the launch shape is checked before any --arg file is read (none of these exist)
+        (run("--arg", f"o={tmp / 'nothing.npy'}", block="32,64"),
+         "--block: 2048 threads per block exceed the GPU limit 1024, got '32,64'"),
         (run("--arg", o, "--arg", "v=1", grid="99999999999999999999"), "--grid: x size 99999999999999999999 exceeds"),
         (run("--arg", o, "--arg", "v=1", grid="100000000", block="1024"),
          "grid: 100000000 blocks of 1024 thread slots are 102400000000 threads, more than the simulator runs"),

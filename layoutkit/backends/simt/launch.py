@@ -31,6 +31,10 @@ def launch_dims(label: str, value, text: str | None = None) -> tuple[int, int, i
     for axis, size, limit in zip("xyz", dims, LIMITS[label.lstrip("-")]):
         if size > limit:
             raise LayoutError(f"{label}: {axis} size {size} exceeds the GPU limit {limit}, got {shown}")
+    threads = int(np.prod(dims, dtype=object))
+    if label.lstrip("-") == "block" and threads > MAX_THREADS_PER_BLOCK:
+        raise LayoutError(f"{label}: {threads} threads per block exceed the GPU limit "
+                          f"{MAX_THREADS_PER_BLOCK}, got {shown}")
     return tuple(int(d) for d in (*dims, 1, 1)[:3])
 
 
