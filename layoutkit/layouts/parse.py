@@ -54,6 +54,9 @@ def parse_layout(
     if isinstance(aliases, str):
         aliases = parse_aliases(aliases)
     aliases = dict(aliases or {})
+    for name, value in aliases.items():
+        if isinstance(value, str):  # {"mma": "#ttg.nvidia_mma<{...}>"}: parse the text once
+            aliases[name] = _alias_attribute(name, value)
     text = text.strip()
     if not text:
         raise LayoutError("layout text: empty")
@@ -68,6 +71,19 @@ def parse_layout(
         known = ", ".join(sorted({p.rstrip('.') for p in FAMILIES}))
         raise LayoutError(f"layout text: unknown layout family or alias {quote(name)} (known: {known}, CuTe 'shape:stride')")
     return _family(CUTE_FAMILY).parse_text(text, aliases, **options)
+
+
+def _alias_attribute(name: str, text: str) -> Attribute:
+    """The attribute an alias given as text stands for (as if read from ``#name = text``)."""
+    if not re.fullmatch(r"[A-Za-z_][\w.$]*", name):
+        raise LayoutError(f"aliases: expected an alias name like 'mma', got {quote(name)}")
+    try:
+        defined = parse_aliases(f"#{name} = {text}")
+    except LayoutError as err:
+        raise LayoutError(f"aliases: {quote(name)}: {err}") from None
+    if name not in defined:
+        raise LayoutError(f"aliases: {quote(name)}: expected attribute text '#...<...>', got {quote(text)}")
+    return defined[name]
 
 
 def _family(module: str) -> Any:

@@ -4,6 +4,7 @@ and against the bases pinned in Triton's LinearLayoutConversionsTest.cpp."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -311,6 +312,18 @@ def test_parent_alias_and_legacy_names():
     assert enc.parent == NvidiaMmaEncoding(2, 0, (4, 1), (16, 8))
     old = layoutkit.parse_layout("#triton_gpu.mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1]}>")
     assert old == NvidiaMmaEncoding(2, 0, (4, 1), (16, 8))
+
+
+def test_aliases_given_as_a_dict_of_text():
+    mma = ("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], "
+           "instrShape = [16, 8]}>")
+    assert layoutkit.parse_layout("#mma", aliases={"mma": mma}) == NvidiaMmaEncoding(2, 0, (4, 1), (16, 8))
+    enc = layoutkit.parse_layout("#ttg.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>", aliases={"mma": mma})
+    assert enc == DotOperandEncoding(1, NvidiaMmaEncoding(2, 0, (4, 1), (16, 8)), 2)
+    for bad, fragment in [({"mma": "garbage"}, "aliases: 'mma': "), ({"m m": mma}, "aliases: "),
+                          ({"mma": "#ttg.blocked<{"}, "in '#ttg.blocked<{'")]:
+        with pytest.raises(LayoutError, match=re.escape(fragment)):
+            layoutkit.parse_layout("#mma", aliases=bad)
 
 
 def test_dot_cga_is_not_split_along_k():
