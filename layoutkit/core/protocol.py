@@ -125,6 +125,13 @@ class LayoutBase:
 def aligned_tables(a: Any, b: Any, shape: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Tables of ``a`` and ``b`` over the union of their hardware dims (a dim one layout
     lacks counts as size 1 there and is broadcast), in one dim order."""
+    for layout in (a, b):
+        if not all(hasattr(layout, m) for m in ("tensor_shape", "hardware_dims", "table")):
+            hint = ("; a CuTe 'shape:stride' layout compares as a thread-value layout: write "
+                    "'LAYOUT over MxN' or pass tensor_shape=(M, N) to parse_layout"
+                    if "cute" in type(layout).__module__ else "")
+            raise LayoutError(f"layout: {quote(str(layout))}, a {type(layout).__name__}, does not map "
+                              f"hardware indices to tensor coordinates{hint}")
     shape_a = a.tensor_shape(shape)
     shape_b = b.tensor_shape(shape_a if shape is None else shape)
     if shape_a != shape_b:

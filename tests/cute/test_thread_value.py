@@ -73,6 +73,14 @@ def test_to_linear_layout_matches_table():
         parse_layout("(4,4):(1,3) over 16").to_linear_layout()
 
 
+def test_equivalent_refuses_a_plain_layout_with_a_layout_error():
+    mma = parse_layout("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>")
+    with pytest.raises(LayoutError, match="layout: '\\(4,8\\):\\(1,4\\)', a Layout, .* 'LAYOUT over MxN'"):
+        layoutkit.equivalent(mma, parse_layout("(4,8):(1,4)"), (16, 8))
+    with pytest.raises(LayoutError, match="layout: 'x', a str"):
+        layoutkit.equivalent("x", mma, (16, 8))
+
+
 def test_equivalent_to_triton_mma_v2():
     mma = parse_layout(
         "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], "
