@@ -70,6 +70,10 @@ def parse_layout(
         name = re.match(r"#[\w.$]*", text).group()  # type: ignore[union-attr]
         known = ", ".join(sorted({p.rstrip('.') for p in FAMILIES}))
         raise LayoutError(f"layout text: unknown layout family or alias {quote(name)} (known: {known}, CuTe 'shape:stride')")
+    if re.fullmatch(r"[A-Za-z][\w.$]*", text):  # a bare word: no family, nor CuTe text
+        hint = f"; the alias is written {quote('#' + text)}" if text in aliases else ""
+        known = ", ".join(sorted({p.rstrip('.') for p in FAMILIES}))
+        raise LayoutError(f"layout text: {quote(text)} is no layout (known: {known}, CuTe 'shape:stride'){hint}")
     return _family(CUTE_FAMILY).parse_text(text, aliases, **options)
 
 

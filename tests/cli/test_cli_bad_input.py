@@ -56,7 +56,7 @@ def files(tmp_path):
 
 # (arguments, fragments the message must hold: the field and the quoted text)
 SHOW_CASES = [
-    (["-l", "garbage", "-t", T16], ["layout: ", "'garbage'"]),
+    (["-l", "garbage", "-t", T16], ["layout text: ", "'garbage'", "is no layout"]),
     (["-l", "", "-t", T16], ["layout text: empty"]),
     (["-l", "   ", "-t", T16], ["layout text: empty"]),
     (["-l", BLOCKED, "-t", ""], ["tensor type: ", "''"]),

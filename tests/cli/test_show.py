@@ -185,6 +185,17 @@ def test_layout_with_input_file_prints_only_that_layout(capsys, tmp_path):
     assert normalized(out) == normalized(alone)
 
 
+def test_a_bare_word_is_no_layout_and_an_alias_is_hinted(capsys, tmp_path):
+    path = tmp_path / "kernel.ttgir"
+    path.write_text(ALIAS_FILE)
+    code, out, err = run(capsys, "show", "-i", str(path), "-l", "dot", "-t", "tensor<16x16xf16>")
+    assert code == 2 and out == ""
+    assert err == ("error: layout text: 'dot' is no layout (known: #iree_vector_ext, #rock, #triton_gpu, #ttg, "
+                   "CuTe 'shape:stride'); the alias is written '#dot'\n")
+    code, out, err = run(capsys, "show", "-l", "blocked", "-t", "tensor<16x16xf16>")
+    assert code == 2 and err.startswith("error: layout text: 'blocked' is no layout") and "alias" not in err
+
+
 def test_output_file(capsys, tmp_path):
     target = tmp_path / "view.txt"
     layout, tensor, _, grid = SEED_004_COMMANDS[0]
