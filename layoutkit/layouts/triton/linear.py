@@ -118,6 +118,12 @@ class LinearEncoding(DistributedEncoding):
         """The shape the bases cover by themselves (2 * the largest offset per dim)."""
         return Draft.from_bases(self.rank, self._bases, range(self.rank)).sizes
 
+    def natural_shape(self) -> tuple[int, ...]:
+        """The shape the bases span, ``layout_shape`` (the generic search would drop the
+        register bases, which Triton removes rather than broadcasts on a smaller tensor).
+        Example: register [[0, 1], [0, 2]], lane [[1, 0], ..., [8, 0], [0, 4]] gives (16, 8)."""
+        return self.layout_shape
+
     @cached_property
     def cga(self):
         """The CGA layout: the block bases in units of one CTA's share of ``layout_shape``
