@@ -43,6 +43,15 @@ def check_tabulated(count: int, field: str, text: Any, what: str) -> None:
 
 
 def element_type(dtype: Any) -> tuple[str, int]:
+    """``(name, bits)`` of an element type, checked: see :func:`_element_type`."""
+    name, bits = _element_type(dtype)
+    if bits > 8 and bits & (bits - 1):
+        raise LayoutError(f"element type: a {bits}-bit element is no power-of-two number of bytes, "
+                          f"which shared-memory vectors need, got {quote(dtype)}")
+    return name, bits
+
+
+def _element_type(dtype: Any) -> tuple[str, int]:
     """``(name, bits)`` of an element type: ``"f16"`` -> ``("f16", 16)``; an int is a bit
     width, named ``i<bits>`` (at most :data:`MAX_ELEMENT_BITS`)."""
     if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
@@ -53,7 +62,11 @@ def element_type(dtype: Any) -> tuple[str, int]:
         return f"i{bits}", bits
     if isinstance(dtype, str):
         name = dtype.strip()
-        return name, element_bits(name)
+        bits = element_bits(name)
+        if bits > MAX_ELEMENT_BITS:
+            raise LayoutError(f"element type: bit width must be 1 to {MAX_ELEMENT_BITS} (one 16-byte access), "
+                              f"got {quote(name)}")
+        return name, bits
     raise LayoutError(f"element type: expected a name like 'f16', got {quote(repr(dtype))}")
 
 

@@ -94,7 +94,11 @@ def _family(module: str) -> Any:
     return importlib.import_module(module)
 
 
-_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:\d+\s*x\s*)+)([A-Za-z]\w*)\s*(?:,\s*(.*))?>$")
+_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:\d+\s*x\s*)+)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$")
+# MLIR's integer types of any width (i24, si8, ui4) and Triton's 64-bit pointers
+_INTEGER_TYPE = re.compile(r"[su]?i([1-9]\d{0,6})")
+_POINTER_TYPE = re.compile(r"!tt\.ptr<[^<>]*>")
+POINTER_BITS = 64
 ELEMENT_BITS = {
     "i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "ui8": 8, "si8": 8,
     "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32,
@@ -115,14 +119,26 @@ def parse_tensor_type(text: str) -> tuple[tuple[int, ...], str]:
     if any(d <= 0 for d in dims):
         raise LayoutError(f"tensor type: dims must be positive, got {quote(text)}")
     element = m.group(2)
-    if element not in ELEMENT_BITS:
+    if _known_bits(element) is None:
         raise LayoutError(f"tensor type: unknown element type {quote(element)} in {quote(text)}")
     return dims, element
 
 
 def element_bits(element: str) -> int:
-    """Bit width of an MLIR element type name (``f16`` -> 16); LayoutError if unknown."""
-    try:
+    """Bit width of an MLIR element type name (``f16`` -> 16, ``i24`` -> 24,
+    ``!tt.ptr<f16>`` -> 64); LayoutError if unknown."""
+    bits = _known_bits(element)
+    if bits is None:
+        raise LayoutError(f"element type: unknown {quote(element)} (known: {', '.join(ELEMENT_BITS)}, "
+                          f"iN, !tt.ptr<...>)")
+    return bits
+
+
+def _known_bits(element: str) -> int | None:
+    if element in ELEMENT_BITS:
         return ELEMENT_BITS[element]
-    except KeyError:
-        raise LayoutError(f"element type: unknown {quote(element)} (known: {', '.join(ELEMENT_BITS)})") from None
+    if m := _INTEGER_TYPE.fullmatch(element):
+        return int(m.group(1))
+    if _POINTER_TYPE.fullmatch(element):
+        return POINTER_BITS
+    return None

@@ -230,3 +230,23 @@ def test_subprocess_shows_no_traceback(args, needle):
     assert result.returncode == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and needle in result.stderr
+
+
+def test_mlir_integer_and_triton_pointer_element_types():
+    from layoutkit.layouts.parse import element_bits, parse_tensor_type
+
+    assert parse_tensor_type("tensor<4x8x!tt.ptr<f16>, #blocked>") == ((4, 8), "!tt.ptr<f16>")
+    assert [element_bits(t) for t in ("!tt.ptr<f16>", "i24", "ui4", "si16", "i128")] == [64, 24, 4, 16, 128]
+    for bad in ("i0", "i01", "q8", "!tt.ptr"):
+        with pytest.raises(LayoutError, match="element type"):
+            element_bits(bad)
+    src, dst = parse_layout(BLOCKED), parse_layout(TRANSPOSED)
+    # a pointer is 8 bytes: the whole 64x64 tile is 64 * 64 * 8 bytes of scratch, as for i64
+    pointer = plan_conversion(src, dst, (64, 64), "!tt.ptr<f16>")
+    assert pointer.cost.scratch_bytes == 64 * 64 * 8 == plan_conversion(src, dst, (64, 64), "i64").cost.scratch_bytes
+    assert plan_conversion(src, dst, (64, 64), "i3").cost.scratch_bytes == 64 * 64  # sub-byte: a byte each
+    for bits in ("i24", 24, "i96"):
+        with pytest.raises(LayoutError, match="element type: a (24|96)-bit element is no power-of-two number of bytes"):
+            plan_conversion(src, dst, (64, 64), bits)
+    with pytest.raises(LayoutError, match="element type: bit width must be 1 to 128.*'i256'"):
+        plan_conversion(src, dst, (64, 64), "i256")
