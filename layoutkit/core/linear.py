@@ -116,8 +116,8 @@ class LinearLayout(LayoutBase):
                     raise LayoutError(f"bases[{in_name!r}][{i}]: expected ints, got {quote(basis)}")
                 if len(row) != len(out):
                     raise LayoutError(
-                        f"bases[{in_name!r}][{i}]: expected {len(out)} values (one per out dim "
-                        f"{quote(out_names)}), got {quote(list(row))}"
+                        f"bases[{in_name!r}][{i}]: expected {len(out)} values (one per out dim: "
+                        f"{', '.join(out_names)}), got {quote(list(row))}"
                     )
                 for (out_name, size), v in zip(out, row):
                     if not 0 <= v < size:

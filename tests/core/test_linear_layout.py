@@ -289,3 +289,9 @@ def test_owners_bad_coord_is_a_layout_error(coord):
     layout = LinearLayout({"lane": [[1, 0]]}, {"dim0": 2, "dim1": 1})
     with pytest.raises(LayoutError, match="coord"):
         layout.owners(coord)
+
+
+def test_a_basis_of_the_wrong_length_names_the_out_dims():
+    with pytest.raises(LayoutError) as err:
+        LinearLayout({"register": [[0, 1], [8]]}, {"dim0": 16, "dim1": 8})
+    assert str(err.value) == "bases['register'][1]: expected 2 values (one per out dim: dim0, dim1), got '[8]'"
