@@ -124,9 +124,12 @@ def command(file: str, kernel: str, grid: str, block: str, arg_texts: tuple[str,
             out_dir: str | None, warp_size: int, bank_conflicts: bool) -> None:
     """Run KERNEL of the MLIR FILE on the lockstep SIMT simulator."""
     from layoutkit.backends.simt import simulate
+    from layoutkit.backends.simt.launch import WARP_SIZES
     from layoutkit.ir import parse_module
 
     grid_dims, block_dims = parse_dims("grid", grid), parse_dims("block", block)
+    if warp_size not in WARP_SIZES:
+        raise LayoutError(f"--warp-size: expected one of {', '.join(map(str, WARP_SIZES))}, got {quote(str(warp_size))}")
     module = parse_module(read_source(file))
     args = parse_args(arg_texts)
     out_path = prepare_out_dir(out_dir) if out_dir is not None else None

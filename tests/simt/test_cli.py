@@ -138,6 +138,7 @@ def _bad_input_cases(tmp: Path) -> list[tuple[list[str], str]]:
         (run("--arg", o, "--arg", "v=1", grid="2,x"), "--grid: expected 1 to 3 positive integers X[,Y[,Z]], got '2,x'"),
         (run("--arg", o, "--arg", "v=1", block="100000000"), "--block: x size 100000000 exceeds the GPU limit 1024"),
         (run("--arg", o, "--arg", "v=1", block="32,32,2"), "block: 2048 threads per block exceed the GPU limit 1024"),
+        (run("--arg", f"o={tmp / 'nothing.npy'}", "--warp-size", "48"), "--warp-size: expected one of 8, 16, 32, 64, got '48'"),
         # the launch shape is checked before any --arg file is read (none of these exist)
         (run("--arg", f"o={tmp / 'nothing.npy'}", block="32,64"),
          "--block: 2048 threads per block exceed the GPU limit 1024, got '32,64'"),

@@ -16,6 +16,7 @@ from layoutkit.ir import gpu
 # CUDA's launch limits (HIP's are the same or larger): per dimension and threads per block
 LIMITS = {"grid": (2**31 - 1, 65535, 65535), "block": (1024, 1024, 64)}
 MAX_THREADS_PER_BLOCK = 1024
+WARP_SIZES = (8, 16, 32, 64)
 # the simulator's own limit on the thread slots of one launch (each IR op costs about a
 # second per 2**27 slots): beyond it a launch is refused rather than run for hours
 MAX_LAUNCH_SLOTS = 2**28
@@ -50,7 +51,7 @@ class Geometry:
         for label, dims in (("grid", self.grid), ("block", self.block)):
             if len(dims) != 3 or launch_dims(label, dims) != dims:
                 raise LayoutError(f"{label}: expected 3 sizes, got {dims}")
-        if self.warp_size not in (8, 16, 32, 64):
+        if self.warp_size not in WARP_SIZES:
             raise LayoutError(f"warp_size: expected 8, 16, 32 or 64, got {self.warp_size}")
         if self.threads_per_block > MAX_THREADS_PER_BLOCK:
             raise LayoutError(f"block: {self.threads_per_block} threads per block exceed the GPU "
