@@ -107,7 +107,8 @@ def _aliases(text: str) -> dict:
 
 def _encoding_of(tensor_type: str) -> str | None:
     """The encoding written inside the tensor type, ``tensor<16x16xf16, #blocked<...>>``."""
-    m = re.match(r"^\s*tensor<[^,<>]*,\s*(.*)>\s*$", tensor_type, re.DOTALL)
+    # the element type may hold its own <...>: tensor<16x16x!tt.ptr<f16>, #blocked>
+    m = re.match(r"^\s*tensor<(?:[^,<>]|<[^<>]*>)*,\s*(.*)>\s*$", tensor_type, re.DOTALL)
     return m.group(1) if m else None
 
 

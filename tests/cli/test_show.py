@@ -196,6 +196,16 @@ def test_a_bare_word_is_no_layout_and_an_alias_is_hinted(capsys, tmp_path):
     assert code == 2 and err.startswith("error: layout text: 'blocked' is no layout") and "alias" not in err
 
 
+def test_encoding_inside_a_pointer_tensor_type(capsys):
+    # a .ttgir tensor of pointers: the element type has its own <...>, the encoding follows
+    blocked = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    code, out, err = run(capsys, "show", "-t", f"tensor<16x16x!tt.ptr<f16>, {blocked}>")
+    assert code == 0, err
+    code, direct, err = run(capsys, "show", "-l", blocked, "-t", "tensor<16x16xf16>")
+    assert code == 0, err
+    assert out == direct
+
+
 def test_output_file(capsys, tmp_path):
     target = tmp_path / "view.txt"
     layout, tensor, _, grid = SEED_004_COMMANDS[0]
