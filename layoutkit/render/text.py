@@ -7,7 +7,8 @@ thread-value layouts all print the same way:
 *Tensor view* (the default) -- the tensor as nested ``[...]`` rows, one cell per element:
 
 - distributed layouts: every owner ``T<tid>:<reg>`` (``tid = lane + warp * lanes``), several
-  joined by ``|``, with a ``B<block>:`` prefix when there are several CTAs; each owner is
+  joined by ``|``, with a ``B<block>:`` prefix when there are several CTAs, ``-`` for an
+  element no thread holds; each owner is
   left-padded so that ids line up (Triton pads to the width of the largest id);
 - memory layouts: cell ``i`` (row-major) shows the element stored at offset ``i``, as
   ``(r:c)``. A padded layout has more offsets than elements: its slots are printed as lines
@@ -159,7 +160,9 @@ def _distributed_tensor_view(layout: Any, shape: Any) -> str:
         for p, b, t, r in zip(pad[owners].tolist(), block_id[owners].tolist(), tid[owners].tolist(),
                               reg_id[owners].tolist())
     ]
-    cells = ["|".join(labels[a:b]) for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]
+    # an element no thread holds (an IREE layout given fewer subgroups than it spans) is "-"
+    nobody = "-".rjust(max(map(len, labels), default=1))
+    cells = ["|".join(labels[a:b]) or nobody for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]
     return _grid(cells, tensor_shape, ", ")
 
 
