@@ -27,7 +27,7 @@ def render_file(layout_text: str | None, tensor_type: str | None, output: str, *
                 input_text: str | None = None, alias_name: str | None = None, **options: Any) -> Any:
     """Parse the layout, draw it, write ``output``; returns the Drawing (CLI logic, no I/O
     besides the picture)."""
-    from layoutkit.layouts.parse import parse_layout, parse_tensor_type
+    from layoutkit.layouts.parse import parse_layout, parse_tensor_type, tensor_type_encoding
     from layoutkit.render.picture import layout_figure, picture_format, save_figure
 
     suffix = picture_format(output)
@@ -39,6 +39,8 @@ def render_file(layout_text: str | None, tensor_type: str | None, output: str, *
         shape, _element = parse_tensor_type(tensor_type)
         options.setdefault("tensor_shape", shape)
     aliases = parse_aliases(input_text) if input_text is not None else {}
+    if layout_text is None and input_text is None and tensor_type is not None:
+        layout_text = tensor_type_encoding(tensor_type)  # tensor<16x16xf16, #ttg.blocked<...>>
     if layout_text is None:
         if input_text is None:
             raise LayoutError("layout: give a layout with -l/--layout, or a file with -i/--input")

@@ -44,7 +44,7 @@ def render_show(
     **options: Any,
 ) -> str:
     """What ``layoutkit show`` prints, as a string (the CLI's logic without I/O)."""
-    from layoutkit.layouts.parse import parse_tensor_type
+    from layoutkit.layouts.parse import parse_tensor_type, tensor_type_encoding
     from layoutkit.render.text import layout_view
 
     shape, _element = parse_tensor_type(tensor_type)
@@ -52,7 +52,7 @@ def render_show(
     options.setdefault("tensor_shape", shape)
     layout_field = "layout"
     if layout_text is None and input_text is None:
-        layout_text, layout_field = _encoding_of(tensor_type), "tensor type encoding"
+        layout_text, layout_field = tensor_type_encoding(tensor_type), "tensor type encoding"
     if layout_text is None and input_text is None:
         raise LayoutError("layout: give a layout with -l/--layout or a file of '#alias = ...' lines with -i/--input")
     if alias_names and input_text is None:
@@ -105,11 +105,6 @@ def _aliases(text: str) -> dict:
     return parse_aliases(text)
 
 
-def _encoding_of(tensor_type: str) -> str | None:
-    """The encoding written inside the tensor type, ``tensor<16x16xf16, #blocked<...>>``."""
-    # the element type may hold its own <...>: tensor<16x16x!tt.ptr<f16>, #blocked>
-    m = re.match(r"^\s*tensor<(?:[^,<>]|<[^<>]*>)*,\s*(.*)>\s*$", tensor_type, re.DOTALL)
-    return m.group(1) if m else None
 
 
 def _alias_list(value: str | None) -> list[str] | None:

@@ -124,6 +124,14 @@ def parse_tensor_type(text: str) -> tuple[tuple[int, ...], str]:
     return dims, element
 
 
+def tensor_type_encoding(text: str) -> str | None:
+    """The encoding written inside a tensor type, or None:
+    ``"tensor<16x16xf16, #ttg.blocked<{...}>>"`` -> ``"#ttg.blocked<{...}>"``."""
+    parse_tensor_type(text)
+    encoding = _TENSOR_TYPE.match(text.strip()).group(3)  # type: ignore[union-attr]
+    return encoding.strip() if encoding else None
+
+
 def element_bits(element: str) -> int:
     """Bit width of an MLIR element type name (``f16`` -> 16, ``i24`` -> 24,
     ``!tt.ptr<f16>`` -> 64); LayoutError if unknown."""
