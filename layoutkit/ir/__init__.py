@@ -5,7 +5,7 @@ using xDSL's upstream dialects ``arith``, ``math``, ``memref``, ``vector``, ``sc
 plus the ops layoutkit defines (xDSL's ``gpu`` ops parse only in generic form, so layoutkit
 defines them again with the same fields and MLIR's custom syntax; the rest xDSL lacks):
 
-gpu (layoutkit.ir.gpu)                     operands / properties
+gpu (layoutkit.ir.dialects.upstream.gpu)                     operands / properties
     gpu.module @name { ... }               sym_name; region body
     gpu.func @name(args) kernel { ... }    sym_name, function_type, kernel (UnitAttr); body
     gpu.return
@@ -21,11 +21,11 @@ gpu (layoutkit.ir.gpu)                     operands / properties
                                            (or in integer space 3) made by memref.alloc or
                                            declared by memref.global is shared memory, one
                                            copy per block
-memref (layoutkit.ir.memref_global)
+memref (layoutkit.ir.dialects.upstream.memref)
     memref.global "private" @tile : memref<32x33xf32, #gpu.address_space<workgroup>>
                                            xDSL's GlobalOp in MLIR's syntax (no initial value);
                                            read by memref.get_global @tile : memref<...>
-nvgpu (layoutkit.ir.nvgpu)
+nvgpu (layoutkit.ir.dialects.upstream.nvgpu)
     nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>,
         vector<2x2xf32>) -> vector<2x2xf32>
                                            matrix_a, matrix_b, matrix_c; mma_shape ("mmaShape",
@@ -40,8 +40,9 @@ from __future__ import annotations
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir.context import make_context, op_line, parse_module
-from layoutkit.ir.gpu import FuncOp
-from layoutkit.ir.nvgpu import MmaSyncOp
+from layoutkit.ir.dialects.layouts import LayoutAttr
+from layoutkit.ir.dialects.upstream.gpu import FuncOp
+from layoutkit.ir.dialects.upstream.nvgpu import MmaSyncOp
 
 
 def print_module(module) -> str:
@@ -63,5 +64,5 @@ def find_kernel(module, name: str) -> FuncOp:
     return found[name]
 
 
-__all__ = ["FuncOp", "MmaSyncOp", "find_kernel", "kernels", "make_context", "op_line",
+__all__ = ["FuncOp", "LayoutAttr", "MmaSyncOp", "find_kernel", "kernels", "make_context", "op_line",
            "parse_module", "print_module"]

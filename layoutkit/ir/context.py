@@ -1,4 +1,4 @@
-"""The xDSL context for kernel modules, and ``parse_module`` (parse + verify, errors with lines)."""
+"""The xDSL context for layoutkit's IR, and ``parse_module`` (parse + verify, errors with lines)."""
 
 from __future__ import annotations
 
@@ -6,24 +6,39 @@ import re
 import weakref
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, math, memref, scf, vector
-from xdsl.dialects.builtin import FloatAttr, ModuleOp
-from xdsl.ir import Operation
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import FloatAttr, ModuleOp, UnregisteredAttr
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from layoutkit.errors import LayoutError
-from layoutkit.ir.gpu import GPU
-from layoutkit.ir.memref_global import MEMREF, verify_get_globals
-from layoutkit.ir.nvgpu import NVGPU
+from layoutkit.ir.dialects.upstream.memref import verify_get_globals
+from layoutkit.ir.registry import dialects
+
+
+class _Context(Context):
+    """An xDSL context where an attribute no dialect defines is kept as written, as MLIR
+    keeps ``#ttg.shared_memory`` for a dialect it loads (ops must still be registered)."""
+
+    def get_optional_attr(self, name: str) -> type[Attribute] | None:
+        found = super().get_optional_attr(name)
+        if found is None:
+            found = _KEPT_ATTRIBUTES.get(name)
+            if found is None:
+                found = _KEPT_ATTRIBUTES[name] = UnregisteredAttr.with_name_and_type(name, False)
+            self._loaded_attrs[name] = found
+        return found
+
+
+_KEPT_ATTRIBUTES: dict[str, type[Attribute]] = {}  # one class per name: equal values compare equal
 
 
 def make_context() -> Context:
-    """A context with the upstream dialects kernels use plus layoutkit's ``gpu`` and
-    ``nvgpu``, and ``memref`` with layoutkit's ``memref.global`` (MLIR's syntax)."""
-    ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, arith.Arith, math.Math, MEMREF,
-                    vector.Vector, scf.Scf, GPU, NVGPU):
+    """A context with every dialect of :mod:`layoutkit.ir.registry` (xDSL's upstream
+    dialects, layoutkit's patches of them, the layout attribute and layoutkit's own)."""
+    ctx = _Context()
+    for dialect in dialects():
         ctx.load_dialect(dialect)
     return ctx
 

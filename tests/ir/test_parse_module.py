@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir import MmaSyncOp, find_kernel, kernels, op_line, parse_module, print_module
-from layoutkit.ir.gpu import ShuffleOp, SubgroupReduceOp, is_workgroup
+from layoutkit.ir.dialects.upstream.gpu import ShuffleOp, SubgroupReduceOp, is_workgroup
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "examples" / "kernels").glob("*.mlir"))
 

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     i1,
     i32,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.irdl import (
     IRDLOperation,
     attr_def,
@@ -56,6 +56,8 @@ from xdsl.traits import (
     SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from layoutkit.ir.registry import register
 
 ADDRESS_SPACES = ("global", "workgroup", "private")
 SHUFFLE_MODES = ("xor", "up", "down", "idx")
@@ -393,17 +395,13 @@ class SubgroupReduceOp(IRDLOperation):
                 raise VerifyException(f"gpu.subgroup_reduce: cluster size must be a power of two, got {size}")
 
 
-GPU = Dialect(
-    "gpu",
-    [
-        ModuleOp, FuncOp, ReturnOp, BarrierOp, ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp,
-        GlobalIdOp, LaneIdOp, SubgroupSizeOp, ShuffleOp, SubgroupReduceOp,
-    ],
-    [AddressSpaceAttr, upstream.DimensionAttr],
-)
+register("gpu", [
+    ModuleOp, FuncOp, ReturnOp, BarrierOp, ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp,
+    GlobalIdOp, LaneIdOp, SubgroupSizeOp, ShuffleOp, SubgroupReduceOp,
+], [AddressSpaceAttr, upstream.DimensionAttr])
 
 __all__ = [
-    "GPU", "WORKGROUP", "AddressSpaceAttr", "BarrierOp", "BlockDimOp", "BlockIdOp", "FuncOp",
+    "WORKGROUP", "AddressSpaceAttr", "BarrierOp", "BlockDimOp", "BlockIdOp", "FuncOp",
     "GlobalIdOp", "GridDimOp", "LaneIdOp", "ModuleOp", "ReturnOp", "ShuffleOp",
     "SubgroupReduceOp", "SubgroupSizeOp", "ThreadIdOp", "is_workgroup",
 ]

@@ -24,11 +24,12 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Dialect
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from layoutkit.ir.registry import register
 
 # (m, n, k) -> per-lane fragment shapes of A, B, C/D
 MMA_FRAGMENT_SHAPES = {
@@ -128,6 +129,6 @@ class MmaSyncOp(IRDLOperation):
             raise VerifyException("nvgpu.mma.sync: result type must equal C's type")
 
 
-NVGPU = Dialect("nvgpu", [MmaSyncOp], [])
+register("nvgpu", [MmaSyncOp])
 
-__all__ = ["MMA_FRAGMENT_SHAPES", "NVGPU", "MmaSyncOp"]
+__all__ = ["MMA_FRAGMENT_SHAPES", "MmaSyncOp"]

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, UnitAttr
-from xdsl.ir import Dialect, Operation
+from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
+
+from layoutkit.ir.registry import register
 
 
 class GlobalOp(memref.GlobalOp):
@@ -62,11 +64,7 @@ class GlobalOp(memref.GlobalOp):
             printer.print_string(f" {{alignment = {self.alignment.value.data} : i64}}")
 
 
-MEMREF = Dialect(
-    "memref",
-    [GlobalOp if op is memref.GlobalOp else op for op in memref.MemRef.operations],
-    list(memref.MemRef.attributes),
-)
+register("memref", [GlobalOp], upstream=memref.MemRef)
 
 
 def verify_get_globals(root: Operation) -> None:
