@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import layoutkit
 from layoutkit.analysis import shared_wavefronts
-from layoutkit.backends.simt.machine import bank_wavefronts
+from layoutkit.backends.simt.observers import bank_wavefronts
 from layoutkit.ir import parse_module
 
 KERNELS = Path(__file__).parents[2] / "examples" / "kernels"

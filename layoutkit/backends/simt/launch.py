@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import MemRefType, NoneAttr, VectorType
 from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned
 from layoutkit.backends.simt.memory import Buffer
 from layoutkit.errors import LayoutError, quote
-from layoutkit.ir import gpu
+from layoutkit.ir.dialects.upstream import gpu
 
 # CUDA's launch limits (HIP's are the same or larger): per dimension and threads per block
 LIMITS = {"grid": (2**31 - 1, 65535, 65535), "block": (1024, 1024, 64)}

@@ -1,0 +1,107 @@
+"""Observers of shared-memory accesses: race and initialization checks, bank wavefronts.
+
+Every shared-memory access of the simulator goes through one path
+(:meth:`Machine.shared_access <layoutkit.backends.simt.machine.Machine.shared_access>`),
+which hands each observer the same description of it:
+
+- ``slots[i]``: the thread slot of access row i (lane ``slot % warp_size`` of warp
+  ``slot // warp_size``);
+- ``offsets[i, k]``: the element offset in the block's copy of the buffer of row i's k-th
+  element, -1 where row i does not access element k;
+- ``width``: bytes per access when each row is one wide access (a contiguous ``float4``),
+  else the element size, each element its own warp instruction.
+
+Example: 32 lanes each reading ``vector<4xf32>`` at ``tile[lane][0..3]`` of a float[32][4]
+tile: slots 0..31, offsets ``4 * lane + [0, 1, 2, 3]``, width 16.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from layoutkit.analysis.banks import shared_wavefronts
+
+
+def unravel(offset: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The coordinates of flat row-major ``offset`` in ``shape``: 14 in (4, 8) -> (1, 6)."""
+    coords = []
+    for extent in reversed(shape):
+        offset, coord = divmod(offset, extent)
+        coords.append(coord)
+    return tuple(reversed(coords))
+
+
+class RaceChecker:
+    """Reports a shared access that races with another thread's since the last barrier, and
+    a read of shared memory no thread of the block stored to (each buffer's RaceTracker)."""
+
+    def access(self, machine, op, buffer, kind: str, slots, offsets, width: int) -> None:
+        tracker = buffer.races
+        if tracker is None:
+            return
+        chunk = machine.chunk
+        row, element = np.nonzero(offsets >= 0)
+        loc = chunk.block_local[slots[row]] * buffer.size + offsets[row, element]
+        thread_ids = chunk.local[slots[row]]
+        if kind == "load":
+            fresh = tracker.first_unwritten(loc)
+            if fresh is not None:
+                coords = unravel(int(offsets[row[fresh], element[fresh]]), buffer.shape)
+                machine.fail(op, f"reads shared memref '{buffer.name}' at {coords} before any "
+                                 "thread of the block stored there (uninitialized shared memory)",
+                             int(slots[row[fresh]]))
+        found = tracker.load(loc, thread_ids) if kind == "load" else tracker.store(loc, thread_ids)
+        if found is None:
+            return
+        position, other = found[0], found[1]
+        t = int(slots[row[position]])
+        coords = unravel(int(offsets[row[position], element[position]]), buffer.shape)
+        if other >= 0:
+            other_slot = int(chunk.block_local[t]) * machine.geometry.slots_per_block + other
+            who = f"thread {tuple(int(a[other_slot]) for a in chunk.thread_xyz)}"
+        else:
+            who = "more than one thread"
+        verb = "reads" if kind == "load" else "writes"
+        done = "written" if kind == "load" else found[2]
+        machine.fail(op, f"data race on shared memref '{buffer.name}': this thread {verb} "
+                         f"{coords}, {done} by {who} with no gpu.barrier between", t)
+
+
+class BankCounter:
+    """Adds each access's wavefronts and their lower bound to ``wavefronts[op]``, with the
+    one bank model of :func:`layoutkit.analysis.shared_wavefronts`."""
+
+    def __init__(self, wavefronts: dict) -> None:
+        self.wavefronts = wavefronts
+
+    def access(self, machine, op, buffer, kind: str, slots, offsets, width: int) -> None:
+        itemsize = buffer.data.itemsize
+        if width != itemsize:
+            offsets = offsets[:, :1]  # one wide access per thread, from its first element
+        addresses = np.where(offsets >= 0, offsets * itemsize, -1)
+        wavefronts, ideal = bank_wavefronts(slots, addresses, width, machine.geometry.warp_size)
+        counts = self.wavefronts.setdefault(op, [0, 0])
+        counts[0] += wavefronts
+        counts[1] += ideal
+
+
+def bank_wavefronts(slots: np.ndarray, addresses: np.ndarray, access_bytes: int,
+                    warp_size: int = 32) -> tuple[int, int]:
+    """(wavefronts, lower bound) summed over warps and instructions for one shared-memory op,
+    counted by :func:`layoutkit.analysis.shared_wavefronts` (the one bank model: 32 four-byte
+    banks; 64-bit accesses in 2 phases of 16 lanes, 128-bit in 4 phases of 8).
+
+    ``slots[i]`` is the thread slot of access row i, ``addresses[i, k]`` its byte address in
+    the block's shared memory for the op's k-th warp instruction (-1: none), each
+    ``access_bytes`` wide. Example: 32 lanes reading column 0 of a float[32][32] tile
+    (addresses 128 * lane, 4 bytes) hit bank 0 with 32 words: 32 wavefronts, lower bound 1;
+    a float4 per lane at 16 * lane is 4 phases of 128 bytes: 4, 4.
+    """
+    if slots.size == 0:
+        return 0, 0
+    addresses = addresses.reshape(slots.size, -1)
+    warps, warp_index = np.unique(slots // warp_size, return_inverse=True)
+    requests = np.full((addresses.shape[1], warps.size, warp_size), -1, np.int64)
+    requests[:, warp_index, slots % warp_size] = addresses.T
+    wavefronts, lower = shared_wavefronts(requests, access_bytes)
+    return int(wavefronts.sum()), int(lower.sum())

@@ -1,0 +1,129 @@
+"""Simulator handlers of ``gpu``: ids, barriers, shuffles and subgroup reductions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from layoutkit.backends.simt.machine import expand, full
+from layoutkit.backends.simt.numerics import identity_of, reduce_kind
+from layoutkit.backends.simt.registry import handles, terminates
+from layoutkit.ir.dialects.upstream import gpu
+
+terminates(gpu.ReturnOp)
+
+
+def _id(m, op, arrays) -> None:
+    dim = "xyz".index(op.dimension.data)
+    m.env[op.result] = arrays[dim]
+
+
+@handles(gpu.ThreadIdOp)
+def thread_id(m, op, mask) -> None:
+    _id(m, op, m.chunk.thread_xyz)
+
+
+@handles(gpu.BlockIdOp)
+def block_id(m, op, mask) -> None:
+    _id(m, op, m.chunk.block_xyz)
+
+
+@handles(gpu.BlockDimOp)
+def block_dim(m, op, mask) -> None:
+    _id(m, op, [np.array([d], np.int64) for d in m.geometry.block])
+
+
+@handles(gpu.GridDimOp)
+def grid_dim(m, op, mask) -> None:
+    _id(m, op, [np.array([d], np.int64) for d in m.geometry.grid])
+
+
+@handles(gpu.GlobalIdOp)
+def global_id(m, op, mask) -> None:
+    dim = "xyz".index(op.dimension.data)
+    c = m.chunk
+    m.env[op.result] = c.block_xyz[dim] * m.geometry.block[dim] + c.thread_xyz[dim]
+
+
+@handles(gpu.LaneIdOp)
+def lane_id(m, op, mask) -> None:
+    m.env[op.result] = m.chunk.lane
+
+
+@handles(gpu.SubgroupSizeOp)
+def subgroup_size(m, op, mask) -> None:
+    m.env[op.result] = np.array([m.geometry.warp_size], np.int64)
+
+
+@handles(gpu.BarrierOp)
+def barrier(m, op, mask) -> None:
+    chunk = m.chunk
+    slots = m.geometry.slots_per_block
+    arrived = (mask & chunk.valid).reshape(chunk.blocks, slots).sum(axis=1)
+    expected = m.geometry.threads_per_block
+    partial = np.flatnonzero((arrived > 0) & (arrived < expected))
+    if partial.size:
+        b = int(partial[0])
+        block_mask = (~mask & chunk.valid).reshape(chunk.blocks, slots)[b]
+        missing = b * slots + int(np.flatnonzero(block_mask)[0])
+        first = b * slots + int(np.flatnonzero((mask & chunk.valid).reshape(chunk.blocks, slots)[b])[0])
+        missing_xyz = tuple(int(a[missing]) for a in chunk.thread_xyz)
+        m.fail(op, f"barrier reached by {int(arrived[b])} of {expected} threads of the block; "
+                      f"thread {missing_xyz} does not reach it (divergent gpu.barrier)", first)
+    reached = arrived == expected
+    everyone = bool(reached.all())
+    for buffer in m.shared:
+        buffer.races.reset(None if everyone else np.flatnonzero(reached))
+
+
+@handles(gpu.ShuffleOp)
+def shuffle(m, op, mask) -> None:
+    threads = m.chunk.threads
+    value = full(m.value(op.value), threads)
+    offset = full(m.value(op.offset).astype(np.int64), threads)
+    width = full(m.value(op.width).astype(np.int64), threads)
+    ws = m.geometry.warp_size
+    bad_width = mask & ((width < 1) | (width > ws) | ((width & (width - 1)) != 0))
+    if bad_width.any():
+        t = int(np.flatnonzero(bad_width)[0])
+        m.fail(op, f"width {int(width[t])} must be a power of two from 1 to {ws}", t)
+    width = np.where(mask, width, ws)  # inactive lanes: any valid width
+    lane = m.chunk.lane
+    position = lane % width
+    mode = op.mode.data
+    if mode == "xor":
+        source = position ^ offset
+    elif mode == "up":
+        source = position - offset
+    elif mode == "down":
+        source = position + offset
+    else:
+        source = offset
+    valid = (source >= 0) & (source < width)
+    t = np.arange(threads)
+    source_thread = np.where(valid, t - position + source, t)
+    reads_inactive = mask & valid & ~mask[source_thread]
+    if reads_inactive.any():
+        t0 = int(np.flatnonzero(reads_inactive)[0])
+        m.fail(op, f"lane {int(lane[t0])} reads inactive lane "
+                      f"{int(lane[source_thread[t0]])} (undefined value)", t0)
+    m.env[op.result] = value[source_thread]
+    m.env[op.valid] = valid
+
+
+@handles(gpu.SubgroupReduceOp)
+def subgroup_reduce(m, op, mask) -> None:
+    threads = m.chunk.threads
+    value = full(m.value(op.value), threads)
+    ws = m.geometry.warp_size
+    cluster = op.cluster_size.value.data if op.cluster_size is not None else ws
+    if cluster > ws:
+        m.fail(op, f"cluster size {cluster} exceeds the warp size {ws}")
+    kind = op.op.data
+    if op.uniform is not None:
+        m.warp_check(op, mask, need_full=True)
+    filled = np.where(expand(mask, value.ndim), value,
+                      np.array(identity_of(kind, value.dtype)).astype(value.dtype))
+    grouped = filled.reshape(threads // cluster, cluster, *value.shape[1:])
+    reduced = reduce_kind(kind, grouped, 1)
+    out = np.repeat(reduced, cluster, axis=0)
+    m.env[op.result] = out.astype(value.dtype, copy=False)

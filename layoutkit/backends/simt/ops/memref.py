@@ -1,0 +1,141 @@
+"""Simulator handlers of ``memref`` (and ``vector.load``/``store``, the same access):
+allocations in private, shared and global memory, loads and stores through
+:meth:`Machine.addresses <layoutkit.backends.simt.machine.Machine.addresses>`."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import memref, vector
+
+from layoutkit.backends.simt.dtypes import element_dtype, vector_shape
+from layoutkit.backends.simt.machine import (
+    MAX_PRIVATE_BYTES,
+    expand,
+    full,
+    threads_first,
+    threads_last,
+)
+from layoutkit.backends.simt.memory import Buffer
+from layoutkit.backends.simt.registry import handles
+from layoutkit.ir.dialects.upstream import gpu
+
+
+@handles(memref.DeallocOp)
+def dealloc(m, op, mask) -> None:
+    """Nothing to do: buffers live until the kernel returns."""
+
+
+@handles(memref.AllocOp, memref.AllocaOp)
+def alloc(m, op, mask) -> None:
+    type_ = op.memref.type
+    if op.dynamic_sizes:
+        m.fail(op, "dynamic allocation sizes are not simulated")
+    if gpu.is_workgroup(type_.memory_space) and isinstance(op, memref.AllocOp):
+        buffer = m.shared_buffer(op, op.memref.name_hint or "shared", type_)
+    else:
+        size = int(np.prod(type_.get_shape(), dtype=np.int64))
+        dtype = element_dtype(type_)
+        total = size * dtype.itemsize * m.chunk.threads
+        if total > MAX_PRIVATE_BYTES:
+            m.fail(op, f"private memory of {size * dtype.itemsize} bytes per thread for "
+                          f"{m.chunk.threads} threads needs {total} bytes; the simulator "
+                          f"holds at most {MAX_PRIVATE_BYTES} per allocation")
+        data = np.zeros((size, m.chunk.threads), dtype)  # element-major: see load()
+        buffer = Buffer(op.memref.name_hint or "local", "private", tuple(type_.get_shape()), data,
+                        str(type_))
+    m.env[op.memref] = buffer
+
+
+@handles(memref.GetGlobalOp)
+def get_global(m, op, mask) -> None:
+    """``memref.get_global @name`` of a workgroup ``memref.global``: the block's copy of
+    it, the same buffer for every get_global of that name."""
+    type_ = op.memref.type
+    if not gpu.is_workgroup(type_.memory_space):
+        m.fail(op, "only memref.global in #gpu.address_space<workgroup> is simulated")
+    name = op.name_.root_reference.data
+    buffer = m.globals.get(name)
+    if buffer is None:
+        buffer = m.globals[name] = m.shared_buffer(op, name, type_)
+    m.env[op.memref] = buffer
+
+
+@handles(memref.CastOp)
+def alias(m, op, mask) -> None:
+    m.env[op.results[0]] = m.env[op.operands[0]]
+
+
+@handles(memref.DimOp)
+def dim(m, op, mask) -> None:
+    buffer: Buffer = m.env[op.source]
+    index = m.value(op.index)
+    if np.any((index < 0) | (index >= len(buffer.shape))):
+        m.fail(op, f"dimension {index.ravel()[0]} out of range for rank {len(buffer.shape)}")
+    m.env[op.result] = np.asarray(buffer.shape, np.int64)[index]
+
+
+@handles(memref.LoadOp, vector.LoadOp)
+def load(m, op, mask) -> None:
+    info = m.static.get(op)
+    if info is None:
+        info = m.static[op] = (op.operands[0], tuple(op.indices), op.results[0],
+                              vector_shape(op.results[0].type))
+    memref_value, index_values, result, vshape = info
+    buffer: Buffer = m.env[memref_value]
+    indices = [m.env[v] for v in index_values]
+    flat = m.addresses(op, buffer, indices, vshape, mask)
+    ids = m.active_ids(mask)
+    if ids is not None and flat.shape[0] != 1:
+        flat = np.where(expand(mask, flat.ndim), flat, 0)
+    if buffer.space == "global":
+        m.env[result] = buffer.data[flat]
+        return
+    if buffer.space == "private":
+        # private data is (elements, threads): a thread-uniform index reads one row
+        if flat.shape[0] == 1:
+            rows = buffer.data[flat[0]]  # a vector index copies; a scalar one is a view
+            m.env[result] = threads_first(rows) if vshape else rows.copy()
+        else:
+            threads = np.arange(m.chunk.threads).reshape((-1,) + (1,) * (flat.ndim - 1))
+            m.env[result] = buffer.data[flat, threads]
+        return
+    loc = m.shared_base(buffer, flat.shape[1:]) + flat
+    m.env[result] = buffer.data.reshape(-1)[loc]
+    if m.observers:
+        full_flat = full(flat, m.chunk.threads)
+        m.shared_access(op, buffer, "load", ids, full_flat if ids is None else full_flat[ids])
+
+
+@handles(memref.StoreOp, vector.StoreOp)
+def store(m, op, mask) -> None:
+    info = m.static.get(op)
+    if info is None:
+        info = m.static[op] = (op.operands[0], op.operands[1], tuple(op.indices),
+                              vector_shape(op.operands[0].type))
+    stored, memref_value, index_values, vshape = info
+    value = m.env[stored]
+    buffer: Buffer = m.env[memref_value]
+    indices = [m.env[v] for v in index_values]
+    flat = m.addresses(op, buffer, indices, vshape, mask)
+    threads = m.chunk.threads
+    ids = m.active_ids(mask)
+    sel = slice(None) if ids is None else ids
+    if buffer.space == "private" and flat.shape[0] == 1:
+        moved = threads_last(full(value, threads)[sel])
+        if ids is None:
+            buffer.data[flat[0]] = moved
+        else:
+            buffer.data[flat[0][..., None], ids] = moved
+        return
+    flat = full(flat, threads)[sel]
+    value = full(value, threads)[sel]
+    if buffer.space == "global":
+        buffer.data[flat] = value
+        return
+    if buffer.space == "private":
+        columns = np.arange(threads)[sel].reshape((-1,) + (1,) * (flat.ndim - 1))
+        buffer.data[flat, columns] = value
+        return
+    loc = m.shared_base(buffer, flat.shape[1:])[sel] + flat
+    m.shared_access(op, buffer, "store", ids, flat)
+    buffer.data.reshape(-1)[loc] = value

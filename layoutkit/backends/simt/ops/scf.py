@@ -1,0 +1,98 @@
+"""Simulator handlers of ``scf``: divergence as masks (see :mod:`layoutkit.backends.simt.machine`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import scf
+
+from layoutkit.backends.simt.machine import expand, full
+from layoutkit.backends.simt.registry import handles, terminates
+
+terminates(scf.YieldOp, scf.ConditionOp)
+
+
+@handles(scf.IfOp)
+def if_(m, op, mask) -> None:
+    cond = m.value(op.cond)
+    results = list(op.output)
+    if cond.shape[0] == 1:
+        region = op.true_region if bool(cond[0]) else op.false_region
+        values = m.run_block(region.blocks[0], mask) if region.blocks else None
+        for r, v in zip(results, values or []):
+            m.env[r] = v
+        return
+    then_mask = mask & cond
+    else_mask = mask & ~cond
+    then_values = else_values = None
+    if then_mask.any():
+        then_values = m.run_block(op.true_region.blocks[0], then_mask)
+    if op.false_region.blocks and else_mask.any():
+        else_values = m.run_block(op.false_region.blocks[0], else_mask)
+    for i, r in enumerate(results):
+        if then_values is None:
+            m.env[r] = else_values[i]
+        elif else_values is None:
+            m.env[r] = then_values[i]
+        else:
+            a, b = then_values[i], else_values[i]
+            ndim = max(a.ndim, b.ndim)
+            m.env[r] = np.where(expand(cond, ndim), a, b)
+
+
+@handles(scf.ForOp)
+def for_(m, op, mask) -> None:
+    lb, ub, step = m.value(op.lb), m.value(op.ub), m.value(op.step)
+    body = op.body.blocks[0]
+    iv_arg, carried_args = body.args[0], body.args[1:]
+    carried = [m.value(v) for v in op.iter_args]
+    if lb.shape[0] == 1 and ub.shape[0] == 1 and step.shape[0] == 1:
+        if step[0] <= 0:
+            m.fail(op, f"step must be positive, got {step[0]}")
+        for i in range(int(lb[0]), int(ub[0]), int(step[0])):
+            m.env[iv_arg] = np.array([i], lb.dtype)
+            for arg, v in zip(carried_args, carried):
+                m.env[arg] = v
+            carried = m.run_block(body, mask) or []
+    else:
+        threads = m.chunk.threads
+        iv = np.array(full(lb, threads))
+        step_full = full(step, threads)
+        if np.any(mask & (step_full <= 0)):
+            m.fail(op, "step must be positive", int(np.flatnonzero(mask & (step_full <= 0))[0]))
+        while True:
+            running = mask & (iv < ub)
+            if not running.any():
+                break
+            m.env[iv_arg] = iv
+            for arg, v in zip(carried_args, carried):
+                m.env[arg] = v
+            new = m.run_block(body, running) or []
+            carried = [np.where(expand(running, max(n.ndim, o.ndim)), n, o)
+                       for n, o in zip(new, carried)]
+            iv = np.where(running, iv + step_full, iv)
+    for r, v in zip(op.res, carried):
+        m.env[r] = v
+
+
+@handles(scf.WhileOp)
+def while_(m, op, mask) -> None:
+    before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+    values = [m.value(v) for v in op.arguments]
+    running = mask.copy()
+    final = list(values)
+    while True:
+        for arg, v in zip(before.args, values):
+            m.env[arg] = v
+        cond_value, *forwarded = m.run_block(before, running)
+        cond_full = full(cond_value, m.chunk.threads)
+        leaving = running & ~cond_full
+        final = [np.where(expand(leaving, max(f.ndim, n.ndim)), n, f) if f is not None else n
+                 for f, n in zip(final, forwarded)] if final else forwarded
+        running = running & cond_full
+        if not running.any():
+            break
+        for arg, v in zip(after.args, forwarded):
+            m.env[arg] = v
+        values = m.run_block(after, running) or []
+    for r, v in zip(op.res, final):
+        m.env[r] = v
