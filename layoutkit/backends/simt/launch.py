@@ -93,7 +93,7 @@ class Chunk:
         self.blocks = blocks
         slots = geometry.slots_per_block
         self.threads = blocks * slots
-        t = np.arange(self.threads, dtype=np.int64)
+        t = self.slots = np.arange(self.threads, dtype=np.int64)  # every thread slot
         self.block_local = t // slots  # block index within the chunk
         self.local = (t % slots).astype(np.int32)  # linear thread index within its block
         self.valid = self.local < geometry.threads_per_block

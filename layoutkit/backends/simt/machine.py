@@ -317,17 +317,19 @@ class Machine:
             return buffer.data, (flat, np.arange(threads).reshape((-1,) + (1,) * (flat.ndim - 1)))
         return buffer.data.reshape(-1), self.shared_base(buffer, flat.shape[1:]) + flat
 
-    def shared_access(self, op, buffer: Buffer, kind: str, ids, flat: np.ndarray) -> None:
+    def shared_access(self, op, buffer: Buffer, kind: str, ids, flat: np.ndarray,
+                      loc: np.ndarray) -> None:
         """Hand one vector access of shared memory to the observers: active threads ``ids``
-        (None: all) access element offsets ``flat`` (their rows, *vector) of the block's copy."""
+        (None: all) access element offsets ``flat`` (their rows, *vector) of the block's copy,
+        at ``loc`` (the same shape) in the block-major data."""
         if not self.observers:
             return
-        slots = np.arange(self.chunk.threads) if ids is None else ids
+        slots = self.chunk.slots if ids is None else ids
         offsets = flat.reshape(flat.shape[0], -1)
         itemsize = buffer.data.itemsize
         width = itemsize if offsets.shape[1] == 1 else access_width(offsets[0] - offsets[0, 0], itemsize)
         for observer in self.observers:
-            observer.access(self, op, buffer, kind, slots, offsets, width)
+            observer.access(self, op, buffer, kind, slots, offsets, width, loc.reshape(offsets.shape))
 
     def shared_element_access(self, op, buffer: Buffer, kind: str, loc, accessed) -> None:
         """Hand one element-wise access (a transfer) to the observers: thread slot i accesses

@@ -9,7 +9,9 @@ which hands each observer the same description of it:
 - ``offsets[i, k]``: the element offset in the block's copy of the buffer of row i's k-th
   element, -1 where row i does not access element k;
 - ``width``: bytes per access when each row is one wide access (a contiguous ``float4``),
-  else the element size, each element its own warp instruction.
+  else the element size, each element its own warp instruction;
+- ``loc``: for a vector access (every element of every row accessed), the offsets' flat
+  locations in the block-major data (``block * buffer.size + offset``), else None.
 
 Example: 32 lanes each reading ``vector<4xf32>`` at ``tile[lane][0..3]`` of a float[32][4]
 tile: slots 0..31, offsets ``4 * lane + [0, 1, 2, 3]``, width 16.
@@ -35,27 +37,41 @@ class RaceChecker:
     """Reports a shared access that races with another thread's since the last barrier, and
     a read of shared memory no thread of the block stored to (each buffer's RaceTracker)."""
 
-    def access(self, machine, op, buffer, kind: str, slots, offsets, width: int) -> None:
+    def access(self, machine, op, buffer, kind: str, slots, offsets, width: int, loc=None) -> None:
         tracker = buffer.races
         if tracker is None:
             return
         chunk = machine.chunk
-        row, element = np.nonzero(offsets >= 0)
-        loc = chunk.block_local[slots[row]] * buffer.size + offsets[row, element]
-        thread_ids = chunk.local[slots[row]]
+        if loc is None:  # some elements not accessed: list the accessed ones
+            rows, elements = np.nonzero(offsets >= 0)
+            loc = chunk.block_local[slots[rows]] * buffer.size + offsets[rows, elements]
+            thread_ids = chunk.local[slots[rows]]
+
+            def locate(i: int) -> tuple[int, int]:
+                return int(rows[i]), int(elements[i])
+        else:
+            per_thread = offsets.shape[1]
+            loc = loc.ravel()
+            local = chunk.local if slots.size == chunk.threads else chunk.local[slots]
+            thread_ids = np.repeat(local, per_thread) if per_thread > 1 else local
+
+            def locate(i: int) -> tuple[int, int]:
+                return divmod(i, per_thread)
         if kind == "load":
             fresh = tracker.first_unwritten(loc)
             if fresh is not None:
-                coords = unravel(int(offsets[row[fresh], element[fresh]]), buffer.shape)
+                row, element = locate(fresh)
+                coords = unravel(int(offsets[row, element]), buffer.shape)
                 machine.fail(op, f"reads shared memref '{buffer.name}' at {coords} before any "
                                  "thread of the block stored there (uninitialized shared memory)",
-                             int(slots[row[fresh]]))
+                             int(slots[row]))
         found = tracker.load(loc, thread_ids) if kind == "load" else tracker.store(loc, thread_ids)
         if found is None:
             return
         position, other = found[0], found[1]
-        t = int(slots[row[position]])
-        coords = unravel(int(offsets[row[position], element[position]]), buffer.shape)
+        row, element = locate(position)
+        t = int(slots[row])
+        coords = unravel(int(offsets[row, element]), buffer.shape)
         if other >= 0:
             other_slot = int(chunk.block_local[t]) * machine.geometry.slots_per_block + other
             who = f"thread {tuple(int(a[other_slot]) for a in chunk.thread_xyz)}"
@@ -74,7 +90,7 @@ class BankCounter:
     def __init__(self, wavefronts: dict) -> None:
         self.wavefronts = wavefronts
 
-    def access(self, machine, op, buffer, kind: str, slots, offsets, width: int) -> None:
+    def access(self, machine, op, buffer, kind: str, slots, offsets, width: int, loc=None) -> None:
         itemsize = buffer.data.itemsize
         if width != itemsize:
             offsets = offsets[:, :1]  # one wide access per thread, from its first element

@@ -103,7 +103,8 @@ def load(m, op, mask) -> None:
     m.env[result] = buffer.data.reshape(-1)[loc]
     if m.observers:
         full_flat = full(flat, m.chunk.threads)
-        m.shared_access(op, buffer, "load", ids, full_flat if ids is None else full_flat[ids])
+        m.shared_access(op, buffer, "load", ids, full_flat if ids is None else full_flat[ids],
+                        loc if ids is None else loc[ids])
 
 
 @handles(memref.StoreOp, vector.StoreOp)
@@ -137,5 +138,5 @@ def store(m, op, mask) -> None:
         buffer.data[flat, columns] = value
         return
     loc = m.shared_base(buffer, flat.shape[1:])[sel] + flat
-    m.shared_access(op, buffer, "store", ids, flat)
+    m.shared_access(op, buffer, "store", ids, flat, loc)
     buffer.data.reshape(-1)[loc] = value
