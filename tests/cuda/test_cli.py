@@ -67,8 +67,8 @@ BAD_INPUTS = {
 
 # what the error line must say for some of them: the place and the offending text
 BAD_INPUT_MESSAGES = {
-    "unsupported_argument_type.mlir": "error: line 3: kernel @k: gpu.func: argument %x: type: the CUDA backend has no C type for 'i4'",
-    "unsupported_value_type.mlir": "error: line 6: kernel @k: arith.truncf: type: the CUDA backend has no C type for 'f8E4M3FN'",
+    "unsupported_argument_type.mlir": "error: line 3: kernel @k: gpu.func: argument %x: type: no backend supports the element type 'i4' (i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)",
+    "unsupported_value_type.mlir": "error: line 6: kernel @k: arith.truncf: type: no backend supports the element type 'f8E4M3FN' (i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)",
 }
 
 

@@ -68,7 +68,7 @@ def _kernel_params(module: Any, kernel: str) -> list[tuple[str, Any]]:
     """(argument name, xDSL type) for each argument of the kernel."""
     for op in module.walk():
         if op.name == "gpu.func":
-            from layoutkit.backends.cuda.emit import _symbol_name
+            from layoutkit.backends.cuda.emit import symbol_name as _symbol_name
 
             if _symbol_name(op) == kernel:
                 return [(arg.name_hint or f"arg{i}", arg.type)
@@ -89,7 +89,7 @@ def _ordered_args(params: list[tuple[str, Any]], args: Sequence[Any] | Mapping[s
 
 def _check_arguments(params: list[tuple[str, Any]], values: list[Any]) -> None:
     """Arrays for memrefs (rank, static sizes and element size as declared), numbers for scalars."""
-    from layoutkit.backends.cuda.emit import memref_info
+    from layoutkit.backends.cuda.memrefs import memref_info
 
     for (name, type_), value in zip(params, values):
         if type(type_).__name__ != "MemRefType":
@@ -189,7 +189,7 @@ def run_cuda(module_or_source: Any, kernel: str, grid: int | Sequence[int],
             else:
                 c_name = None
                 if params is not None:
-                    from layoutkit.backends.cuda.emit import c_type
+                    from layoutkit.backends.types import c_type
 
                     c_name = c_type(params[index][1])
                 holders.append(_scalar_holder(value, c_name))

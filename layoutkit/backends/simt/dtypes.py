@@ -4,48 +4,23 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    VectorType,
-)
+from xdsl.dialects.builtin import MemRefType, VectorType
 from xdsl.ir import Attribute
 
-from layoutkit.errors import LayoutError
+from layoutkit.backends.types import scalar_type
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-_INT = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-        32: np.dtype(np.int32), 64: np.dtype(np.int64)}
 UNSIGNED = {np.dtype(np.int8): np.dtype(np.uint8), np.dtype(np.int16): np.dtype(np.uint16),
             np.dtype(np.int32): np.dtype(np.uint32), np.dtype(np.int64): np.dtype(np.uint64),
             np.dtype(np.bool_): np.dtype(np.bool_)}
 
 
 def element_dtype(type_: Attribute) -> np.dtype:
-    """The numpy dtype holding one element of ``type_`` (a scalar, vector or memref type)."""
+    """The numpy dtype holding one element of ``type_`` (a scalar, vector or memref type),
+    from the backends' one type mapping (:mod:`layoutkit.backends.types`)."""
     if isinstance(type_, (VectorType, MemRefType)):
         type_ = type_.element_type
-    if isinstance(type_, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(type_, IntegerType):
-        width = type_.width.data
-        if width not in _INT:
-            raise LayoutError(f"type: integer width {width} is not simulated (i1, i8, i16, i32, i64)")
-        return _INT[width]
-    if isinstance(type_, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(type_, BFloat16Type):
-        return BFLOAT16
-    if isinstance(type_, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(type_, Float64Type):
-        return np.dtype(np.float64)
-    raise LayoutError(f"type: '{type_}' is not simulated")
+    return scalar_type(type_).numpy
 
 
 def vector_shape(type_: Attribute) -> tuple[int, ...]:
