@@ -121,3 +121,20 @@ def test_an_op_without_a_cuda_emitter_names_op_line_and_backend():
 
     with pytest.raises(LayoutError, match=r"line 5: .*arith.addui_extended: not supported by the CUDA backend"):
         emit_cuda(KERNEL)
+
+
+def test_readme_contributor_example_is_the_real_code():
+    """Each ```py block of the README's contributor section stands verbatim in its file."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Contributing: adding an op"):]
+    blocks = []
+    for match in re.finditer(r"```py\n(.*?)```", section, re.DOTALL):
+        path = re.findall(r"`(layoutkit/[\w/]+\.py)`", section[:match.start()])[-1]
+        blocks.append((path, match.group(1)))
+    assert len(blocks) == 3
+    for path, code in blocks:
+        assert code.strip() in (root / path).read_text(encoding="utf-8"), path
