@@ -44,6 +44,7 @@ from layoutkit.analysis.access import access_wavefronts, max_vector_elements
 from layoutkit.analysis.banks import WAVEFRONT_BYTES, lanes_per_phase
 from layoutkit.analysis.vectors import VectorAccess, vectorize
 from layoutkit.core import gf2
+from layoutkit.core.indices import unravel
 from layoutkit.errors import LayoutError
 
 #: hardware slots above which table layouts are ranked on a sample of warps
@@ -309,7 +310,7 @@ def linear_scratch(directions: list[int], shape: tuple[int, ...], block_bits: in
         element ^= ((offsets_all >> i) & 1) * d
     offsets = np.empty(1 << nbits, np.int64)
     offsets[element] = offsets_all & ((1 << (nbits - block_bits)) - 1)
-    coords = tuple(tuple(int(c) for c in np.unravel_index(d, shape)) for d in directions)
+    coords = tuple(zip(*(c.tolist() for c in unravel(directions, shape))))
     local = nbits - block_bits
     return ScratchLayout(offsets=offsets, shape=shape, bases=coords[:local], block_bases=coords[local:],
                          vectors=vectors)
@@ -334,7 +335,7 @@ def padded_scratch(shape: tuple[int, ...], order: tuple[int, ...], interval: int
 def _contiguous_order(elements: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
     """Dims ordered by how fast they change along a thread's registers, then along lanes."""
     rank = len(shape)
-    coords = np.stack(np.unravel_index(elements.reshape(-1, elements.shape[-1]), shape))
+    coords = np.stack(unravel(elements.reshape(-1, elements.shape[-1]), shape))
     score = []
     for dim in range(rank):
         c = coords[dim]

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from layoutkit.core.coords.affine import Dim, parse_affine_map
-from layoutkit.core.indices import check_table_size, hardware_indices
+from layoutkit.core.indices import check_table_size, hardware_indices, unravel
 from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
 from layoutkit.core.text import Attribute, parse_attribute
 from layoutkit.errors import LayoutError, quote
@@ -317,12 +317,7 @@ class NestedLayout(LayoutBase):
         ``((((vsg*B + b)*O + o)*T + vt)*E + e)`` multiplied out.
         """
         # register digits, row-major over [batch..., outer..., element...]
-        digits = []
-        rest = register
-        for size in reversed(self.distributed_shape):
-            digits.append(rest % size)
-            rest = rest // size
-        digits.reverse()
+        digits = unravel(register, self.distributed_shape)
         rank = self.rank
         thread_id = warp * self.subgroup_size + lane
         out = {}
