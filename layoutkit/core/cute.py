@@ -290,8 +290,8 @@ class Layout:
     def __str__(self) -> str:
         return f"{_format(self.shape)}:{_format(self.stride)}"
 
-    def __repr__(self) -> str:
-        return f"Layout({str(self)!r})"
+    def __repr__(self) -> str:  # CuTe's own text, as ``print(layout)`` shows it in C++
+        return str(self)
 
 
 def _check_evaluable(layout: Layout) -> None:
@@ -403,8 +403,8 @@ class Swizzle:
     def __str__(self) -> str:
         return f"Sw<{self.bits},{self.base},{self.shift}>"
 
-    def __repr__(self) -> str:
-        return f"Swizzle({self.bits}, {self.base}, {self.shift})"
+    def __repr__(self) -> str:  # CuTe's own text, as ``print(layout)`` shows it in C++
+        return str(self)
 
 
 @dataclass(frozen=True)
@@ -473,8 +473,8 @@ class ComposedLayout:
     def __str__(self) -> str:
         return f"{self.outer} o {self.offset} o {self.inner}"
 
-    def __repr__(self) -> str:
-        return f"ComposedLayout({str(self)!r})"
+    def __repr__(self) -> str:  # CuTe's own text, as ``print(layout)`` shows it in C++
+        return str(self)
 
 
 AnyLayout = Layout | ComposedLayout

@@ -55,6 +55,19 @@ class LayoutBase:
     #: "distributed" (register/lane/warp/block) or "memory" (offset/block)
     kind: str = "distributed"
 
+    # -- repr: the native text --------------------------------------------------------
+    def __repr__(self) -> str:
+        """The layout's native text (``str``), as MLIR prints an attribute: what the REPL shows."""
+        return str(self)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give every layout class the native-text ``__repr__`` in its own namespace, so that
+        ``@dataclass`` (which writes a field listing only where a class defines no
+        ``__repr__`` of its own) keeps it."""
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = LayoutBase.__repr__  # type: ignore[method-assign]
+
     # -- to implement ----------------------------------------------------------------
     def hardware_dims(self, shape: Any = None) -> dict[str, int]:
         return dict(self.to_linear_layout(shape).in_dims)
