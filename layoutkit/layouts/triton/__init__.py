@@ -16,6 +16,7 @@ import importlib
 from functools import cache
 from typing import Any
 
+from layoutkit._lazy import lazy_exports
 from layoutkit.core.text import Attribute, parse_attribute
 from layoutkit.errors import LayoutError, quote
 
@@ -74,13 +75,5 @@ def parse_text(text: str, aliases: dict[str, Attribute] | None = None, **options
     return from_attribute(parse_attribute(text, aliases), aliases)
 
 
-def __getattr__(name: str) -> Any:
-    # re-export the encoding classes and helpers of the submodules lazily
-    for module_name in (*_ENCODING_MODULES, "layoutkit.layouts.triton.default"):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            continue
-        if hasattr(module, name):
-            return getattr(module, name)
-    raise AttributeError(f"module 'layoutkit.layouts.triton' has no attribute {name!r}")
+# the encoding classes and helpers of the submodules, re-exported on first use
+__getattr__, __dir__ = lazy_exports(__name__, search=(*_ENCODING_MODULES, "layoutkit.layouts.triton.default"))
