@@ -19,6 +19,7 @@ import importlib
 import re
 from typing import Any
 
+from layoutkit.core.coords.transform_map import affine_map_aliases
 from layoutkit.core.text import Attribute, parse_aliases
 from layoutkit.errors import LayoutError, quote
 
@@ -51,8 +52,8 @@ def parse_layout(
     """
     if not isinstance(text, str):
         raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
-    if isinstance(aliases, str):
-        aliases = parse_aliases(aliases)
+    if isinstance(aliases, str):  # a file's text: its layout aliases, and rocmlir-opt's '#map = affine_map<...>'
+        aliases = {**affine_map_aliases(aliases), **parse_aliases(aliases)}
     aliases = dict(aliases or {})
     for name, value in aliases.items():
         if isinstance(value, str):  # {"mma": "#ttg.nvidia_mma<{...}>"}: parse the text once
