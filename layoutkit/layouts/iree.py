@@ -20,10 +20,12 @@ filled in, the part above the outermost tile left unbounded and unused, so every
 ``% thread_tile``) and by the subgroup level's basis followed by ``subgroup_size`` (so
 ``subgroup_id = thread_id // subgroup_size``). No modulo by the subgroup size is taken: the
 flat id is just the lane while the thread strides and tiles stay inside one subgroup (the
-usual case), and a thread tile reaching past the subgroup reads the subgroup bits. Two
-differences from IREE, both on layouts IREE cannot use: a tile > 1 with stride 0 (IREE: virtual
-id 0, the other tiles unowned) is refused, and strides that do not nest (IREE's
-``basisFromSizesStrides`` fails) are read with the formula above.
+usual case), and a thread tile reaching past the subgroup reads the subgroup bits. A tile > 1
+with stride 0 is read as IREE reads it (virtual id 0: every thread holds the first tile, the
+others have no owner), as in IREE's ``gpu_vector_alloc`` test (``thread_tile = [4, 16],
+thread_strides = [0, 0]``), and so is a rank-0 layout (all seven fields ``[]``, the layout of a
+0-d ``vector<f16>``). One difference from IREE, on layouts IREE cannot lower: strides whose id
+ranges overlap (IREE's verifier accepts them, its ``basisFromSizesStrides`` fails) are refused.
 
 Each thread keeps a vector of the *distributed shape* ``[batch..., outer..., element...]``;
 register ``r`` is the row-major index into it. The element at register ``(b, o, e)`` (one index per
@@ -99,14 +101,10 @@ def _list_text(values: Iterable[Any]) -> str:
 
 def _check_level(tiles: tuple[int, ...], strides: tuple[int, ...], tile_name: str,
                  stride_name: str) -> None:
-    """Strides of one level (subgroup or thread) must give every dim its own id range."""
-    for d, (tile, stride) in enumerate(zip(tiles, strides)):
-        if tile > 1 and stride == 0:
-            raise LayoutError(
-                f"{stride_name}: dim {d} has {tile_name} {tile} but stride 0, which would leave "
-                f"all but its first tile without an owner, in {quote(_list_text(strides))}"
-            )
-    ranges = sorted((s, s * t, d) for d, (t, s) in enumerate(zip(tiles, strides)) if t > 1)
+    """Strides of one level (subgroup or thread) must give every distributed dim its own id
+    range. A dim of stride 0 is not distributed on the level (its virtual id is 0, as IREE's
+    ``basisFromSizesStrides`` makes it), whatever its tile: only its first tile is held."""
+    ranges = sorted((s, s * t, d) for d, (t, s) in enumerate(zip(tiles, strides)) if t > 1 and s > 0)
     for lo, hi, d in ranges:
         if hi > MAX_ID:
             raise LayoutError(
@@ -152,9 +150,7 @@ class NestedLayout(LayoutBase):
         values = {name: _ints(getattr(self, name), name, 1) for name in TILE_FIELDS}
         values.update({name: _ints(getattr(self, name), name, 0) for name in STRIDE_FIELDS})
         ranks = {name: len(v) for name, v in values.items()}
-        rank = ranks["subgroup_tile"]
-        if rank == 0:
-            raise LayoutError("subgroup_tile: a nested layout needs rank >= 1, got '[]'")
+        rank = ranks["subgroup_tile"]  # 0 too: IREE's layout of a 0-d vector, subgroup_tile = []
         for name, r in ranks.items():
             if r != rank:
                 raise LayoutError(
@@ -294,7 +290,7 @@ class NestedLayout(LayoutBase):
 
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
         own = self.undistributed_shape
-        if shape is not None and check_shape(shape) != own:
+        if shape is not None and (own or tuple(shape)) and check_shape(shape) != own:
             raise LayoutError(f"shape: this nested layout covers {quote(list(own))}, not {quote(list(shape))}")
         return own
 

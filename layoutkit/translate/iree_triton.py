@@ -118,6 +118,13 @@ def to_blocked(nested: NestedLayout) -> Any:
         raise LayoutError(f"layout: to_blocked expects an IREE nested layout, got {quote(type(nested).__name__)}")
     rank = nested.rank
     for d in range(rank):
+        for tiles, strides in (("thread_tile", "thread_strides"), ("subgroup_tile", "subgroup_strides")):
+            tile, stride = getattr(nested, tiles)[d], getattr(nested, strides)[d]
+            if tile > 1 and stride == 0:
+                raise LayoutError(
+                    f"{strides}: dim {d} is not distributed over its {tiles} {tile} (stride 0), so all but "
+                    f"its first tile have no owner; a blocked layout owns every element"
+                )
         if nested.outer_tile[d] > 1 and nested.batch_tile[d] > 1:
             raise LayoutError(
                 f"outer_tile: dim {d} has both batch {nested.batch_tile[d]} and outer "
