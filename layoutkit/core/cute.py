@@ -268,6 +268,10 @@ class Layout:
         out.flags.writeable = False
         return out
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.asarray(layout)`` is :attr:`offsets` (``L(i)`` for every index ``i``)."""
+        return self.offsets if dtype is None else self.offsets.astype(dtype)
+
     def all_offsets(self) -> np.ndarray:
         """A new array of every offset in index order (an outer sum, one numpy op per mode);
         LayoutError past :data:`MAX_ENUMERATED` offsets."""
@@ -469,6 +473,8 @@ class ComposedLayout:
 
     def is_injective(self) -> bool:
         return bool(np.unique(self.offsets).size == self.size)
+
+    __array__ = Layout.__array__
 
     def __str__(self) -> str:
         return f"{self.outer} o {self.offset} o {self.inner}"

@@ -33,6 +33,7 @@ import numpy as np
 
 from layoutkit.core.coords import affine
 from layoutkit.core.coords.transforms import Transform, _first_duplicate, _is_int
+from layoutkit.core.indices import check_table_size
 from layoutkit.core.protocol import DISTRIBUTED_DIMS, LayoutBase, check_shape, out_dim_names
 from layoutkit.core.text import Attribute, Cursor
 from layoutkit.errors import LayoutError, quote
@@ -81,6 +82,7 @@ class _Mapping(LayoutBase):
     def table(self, shape: Any = None) -> np.ndarray:
         """``table()[u0, u1, ...]`` = the lower coordinates of the upper point ``(u0, u1, ...)``."""
         self.tensor_shape(shape)
+        check_table_size(dict(zip(self.upper_names, self.upper_bounds)), self)
         grids = np.indices(self.upper_bounds, dtype=np.int64)
         lower = self.apply(*list(grids))
         return np.stack([np.broadcast_to(np.asarray(v, dtype=np.int64), self.upper_bounds) for v in lower], axis=-1)
