@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from types import ModuleType
 from typing import Any
 
 
@@ -54,15 +55,20 @@ def lazy_exports(module_name: str, exports: Mapping[str, str] | None = None, *,
     return __getattr__, __dir__
 
 
+def import_present(module: str) -> ModuleType | None:
+    """``module`` imported, or None when it is absent (an import error inside it is raised)."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name == module:
+            return None
+        raise
+
+
 def _search(modules: tuple[str, ...], name: str, module_name: str) -> Any:
     if not name.startswith("__"):
         for source in modules:
-            try:
-                module = importlib.import_module(source)
-            except ModuleNotFoundError as err:
-                if err.name == source:
-                    continue
-                raise
-            if hasattr(module, name):
+            module = import_present(source)
+            if module is not None and hasattr(module, name):
                 return getattr(module, name)
     raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
