@@ -10,9 +10,7 @@ Names are imported lazily so that ``import layoutkit`` stays light: the IR (xDSL
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from layoutkit._lazy import lazy_exports
 from layoutkit.errors import LayoutError
 
 __version__ = "0.1.0"
@@ -25,7 +23,9 @@ _EXPORTS = {
     "parse_tensor_type": "layoutkit.layouts.parse",
     "default_blocked_encoding": "layoutkit.layouts.triton",
     "NestedLayout": "layoutkit.layouts.iree",
-    "to_nested": "layoutkit.layouts.iree",
+    "to_nested": "layoutkit.translate",
+    "to_blocked": "layoutkit.translate",
+    "to_linear_encoding": "layoutkit.translate",
     "plan_conversion": "layoutkit.convert",
     "simulate": "layoutkit.backends.simt",
     "emit_cuda": "layoutkit.backends.cuda",
@@ -36,14 +36,4 @@ _EXPORTS = {
 __all__ = ["LayoutError", "__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'layoutkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

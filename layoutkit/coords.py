@@ -13,13 +13,12 @@
 - :func:`out_of_bounds`, :func:`validity`: which lowest dims need bounds checks;
 - :class:`IndexWalker`, :func:`transforming_for`: index diffs; :func:`unrolled_program`:
   the unrolled loop's index code (Python and C) with its operation counts;
-- bridges (loaded on first use): :func:`swizzled_shared_chain`, :func:`padded_shared_chain`
-  (Triton shared memory), :func:`nested_layout_chain` (IREE), :func:`cute_chain` (CuTe).
+- bridges (from :mod:`layoutkit.translate`, loaded on first use): :func:`swizzled_shared_chain`,
+  :func:`padded_shared_chain` (Triton shared memory), :func:`nested_layout_chain` (IREE),
+  :func:`cute_chain` (CuTe).
 """
 
-import importlib
-from typing import Any
-
+from layoutkit._lazy import lazy_exports
 from layoutkit.core.coords.affine import AffineMap, parse_affine_map
 from layoutkit.core.coords.bounds import BoundCheck, OutOfBounds, Validity, out_of_bounds, validity
 from layoutkit.core.coords.builders import BottomUpBuilder, TopDownBuilder
@@ -42,13 +41,4 @@ __all__ = [
 ]
 
 _BRIDGES = ("swizzled_shared_chain", "padded_shared_chain", "nested_layout_chain", "cute_chain")
-
-
-def __dir__() -> list[str]:
-    return sorted([*__all__, *_BRIDGES])
-
-
-def __getattr__(name: str) -> Any:
-    if name in _BRIDGES:
-        return getattr(importlib.import_module("layoutkit.layouts.rock"), name)
-    raise AttributeError(f"module 'layoutkit.coords' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_BRIDGES, "layoutkit.translate"))

@@ -13,6 +13,7 @@ on row ``l // 8`` and column ``2 * (l % 8) + r``, so
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -60,6 +61,8 @@ def _element_type(dtype: Any) -> tuple[str, int]:
             raise LayoutError(f"element type: bit width must be 1 to {MAX_ELEMENT_BITS} (one 16-byte access), "
                               f"got {quote(dtype)}")
         return f"i{bits}", bits
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        dtype = _mlir_name(np.dtype(dtype))
     if isinstance(dtype, str):
         name = dtype.strip()
         bits = element_bits(name)
@@ -67,7 +70,30 @@ def _element_type(dtype: Any) -> tuple[str, int]:
             raise LayoutError(f"element type: bit width must be 1 to {MAX_ELEMENT_BITS} (one 16-byte access), "
                               f"got {quote(name)}")
         return name, bits
-    raise LayoutError(f"element type: expected a name like 'f16', got {quote(repr(dtype))}")
+    raise LayoutError(f"element type: expected a name like 'f16' or a numpy dtype like np.float16, got {quote(repr(dtype))}")
+
+
+#: numpy (and ml_dtypes) float names -> MLIR's
+_NUMPY_FLOATS = {
+    "float16": "f16", "float32": "f32", "float64": "f64", "bfloat16": "bf16",
+    "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "float8_e4m3fnuz": "f8E4M3FNUZ",
+    "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ", "float8_e4m3": "f8E4M3",
+    "float8_e3m4": "f8E3M4", "float8_e8m0fnu": "f8E8M0FNU", "float6_e2m3fn": "f6E2M3FN",
+    "float6_e3m2fn": "f6E3M2FN", "float4_e2m1fn": "f4E2M1FN",
+}
+
+
+def _mlir_name(dtype: np.dtype) -> str:
+    """MLIR's name of a numpy dtype: ``np.float16`` -> ``f16``, ``np.int8`` -> ``i8``,
+    ``np.uint16`` -> ``ui16``, ``np.bool_`` -> ``i1``, ml_dtypes' ``bfloat16`` -> ``bf16``."""
+    if dtype.name in _NUMPY_FLOATS:
+        return _NUMPY_FLOATS[dtype.name]
+    if dtype.kind == "b":
+        return "i1"
+    if m := re.fullmatch(r"(u?)int(\d+)", dtype.name):  # numpy's int8 ... uint64, ml_dtypes' int4, uint2
+        return ("ui" if m.group(1) else "i") + m.group(2)
+    raise LayoutError(f"element type: the numpy dtype {quote(dtype.name)} has no MLIR element type layoutkit knows "
+                      f"(known: {', '.join(_NUMPY_FLOATS)}, bool, intN, uintN)")
 
 
 def element_bytes(dtype: Any) -> int:

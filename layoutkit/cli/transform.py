@@ -17,16 +17,22 @@ from layoutkit.errors import LayoutError, quote
 
 
 def _read_maps(texts: tuple[str, ...]) -> list:
-    """The maps of every TEXT: map text itself, or a file that holds some."""
-    from layoutkit.core.coords.transform_map import parse_transform_maps
+    """The maps of every TEXT: map text itself, or a file that holds some. ``#map =
+    affine_map<...>`` lines of any TEXT define the affine maps every TEXT may name."""
+    from layoutkit.core.coords.transform_map import affine_map_aliases, parse_transform_maps
 
-    maps = []
+    contents = []
     for text in texts:
         if "<" not in text:  # no map text: a file name
             if not os.path.exists(text):
                 raise LayoutError(f"TEXT: {quote(text)} is neither '#rock.transform_map<...>' text nor a file")
             text = read_text(text, "TEXT")
-        maps.extend(parse_transform_maps(text))
+        contents.append(text)
+    aliases = {name: alias for text in contents for name, alias in affine_map_aliases(text).items()}
+    maps = []
+    for text in contents:
+        if "#rock.transform_map" in text or not affine_map_aliases(text):  # not just '#map = ...' lines
+            maps.extend(parse_transform_maps(text, aliases))
     return maps
 
 
@@ -59,6 +65,8 @@ def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None) -> None
 
     Each TEXT is '#rock.transform_map<...>' text or a file that holds such maps (for
     example '#map = ...' lines of an MLIR file); all of them, in order, form the chain.
+    '#map = affine_map<...>' lines of any TEXT define the '#map' a map may name, as
+    rocmlir-opt prints them.
 
     \b
     Example:

@@ -58,6 +58,7 @@ from layoutkit.analysis.vectors import VectorAccess
 from layoutkit.convert.plan import Barrier, ConversionPlan, SharedLoad, SharedStore
 from layoutkit.convert.scratch import Candidate, choose_scratch
 from layoutkit.convert.shuffle import locate, schedule_shuffles
+from layoutkit.core.indices import unravel
 from layoutkit.core.protocol import check_shape
 from layoutkit.errors import LayoutError, quote
 
@@ -81,7 +82,7 @@ def _check_pair(src: HardwareMap, dst: HardwareMap) -> None:
     held[src.elements.ravel()] = True
     missing = ~held[dst.elements.ravel()]
     if missing.any():
-        element = np.unravel_index(int(dst.elements.ravel()[missing][0]), src.shape)
+        element = unravel(dst.elements.ravel()[missing][0], src.shape)
         raise LayoutError(f"src: does not hold element {quote(tuple(map(int, element)))} the destination needs")
 
 

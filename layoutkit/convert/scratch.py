@@ -44,7 +44,13 @@ from layoutkit.analysis.access import access_wavefronts, max_vector_elements
 from layoutkit.analysis.banks import WAVEFRONT_BYTES, lanes_per_phase
 from layoutkit.analysis.vectors import VectorAccess, vectorize
 from layoutkit.core import gf2
+from layoutkit.core.indices import unravel
 from layoutkit.errors import LayoutError
+from layoutkit.translate.shared import (
+    padded_shared_encoding,
+    shared_linear_encoding,
+    swizzled_shared_encoding,
+)
 
 #: hardware slots above which table layouts are ranked on a sample of warps
 LARGE_TABLE = 1 << 16
@@ -75,18 +81,15 @@ class ScratchLayout:
     def text(self) -> str:
         """The layout in Triton's attribute syntax (swizzled_shared, shared_linear or padded_shared)."""
         if self.bases is not None:
-            return (None if self.block_bases else _swizzled_text(self)) or _shared_linear_text(self.bases, self.block_bases)
+            encoding = None if self.block_bases else swizzled_shared_encoding(self.offsets, self.shape, self.bases)
+            return str(encoding or shared_linear_encoding(self.bases, self.block_bases))
         if self.padding is None:
             return self.description or "(a table: element -> offset)"
         order, interval, pad = self.padding
+        encoding = padded_shared_encoding(self.shape, order, interval, pad)
+        if encoding is not None:
+            return str(encoding)
         order_text = ", ".join(map(str, order))
-        shape_text = ", ".join(map(str, self.shape))
-        if all(_is_pow2(n) for n in self.shape):
-            if pad == 0:
-                return f"#ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [{order_text}]}}>"
-            if _is_pow2(interval) and _is_pow2(pad):
-                return f"#ttg.padded_shared<[{interval}:+{pad}] {{order = [{order_text}], shape = [{shape_text}]}}>"
-        # Triton's shared encodings take power-of-two shapes, intervals and paddings only
         padding = f", {pad} element(s) of padding after every {interval}" if pad else ""
         return f"(row-major along order [{order_text}]{padding}; no attribute form: Triton needs powers of two)"
 
@@ -216,10 +219,6 @@ def _complement(sub, space) -> list[int]:
     return [v for v in space if v and elim.add(v)]
 
 
-def _is_pow2(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
-
-
 def _log2(n: int) -> int:
     return n.bit_length() - 1
 
@@ -309,7 +308,7 @@ def linear_scratch(directions: list[int], shape: tuple[int, ...], block_bits: in
         element ^= ((offsets_all >> i) & 1) * d
     offsets = np.empty(1 << nbits, np.int64)
     offsets[element] = offsets_all & ((1 << (nbits - block_bits)) - 1)
-    coords = tuple(tuple(int(c) for c in np.unravel_index(d, shape)) for d in directions)
+    coords = tuple(zip(*(c.tolist() for c in unravel(directions, shape))))
     local = nbits - block_bits
     return ScratchLayout(offsets=offsets, shape=shape, bases=coords[:local], block_bases=coords[local:],
                          vectors=vectors)
@@ -334,7 +333,7 @@ def padded_scratch(shape: tuple[int, ...], order: tuple[int, ...], interval: int
 def _contiguous_order(elements: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
     """Dims ordered by how fast they change along a thread's registers, then along lanes."""
     rank = len(shape)
-    coords = np.stack(np.unravel_index(elements.reshape(-1, elements.shape[-1]), shape))
+    coords = np.stack(unravel(elements.reshape(-1, elements.shape[-1]), shape))
     score = []
     for dim in range(rank):
         c = coords[dim]
@@ -443,53 +442,3 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
             best = min(best, evaluate(colored, src_elements, dst_elements, elem_bytes, scratch_bytes),
                        key=lambda c: c.score)
     return best
-
-
-# -- printing ---------------------------------------------------------------------------------
-
-def _shared_linear_text(bases, block_bases=()) -> str:
-    from layoutkit.layouts.triton.shared import SharedLinearEncoding
-
-    return str(SharedLinearEncoding.from_bases([list(b) for b in bases], [list(b) for b in block_bases],
-                                               alignment=16))
-
-
-def _swizzled_text(layout: ScratchLayout) -> str | None:
-    """``#ttg.swizzled_shared<...>`` text when the layout is one (2-d and higher: the two
-    fastest dims swizzled, the rest row-major in ``order``)."""
-    shape, bases = layout.shape, layout.bases
-    assert bases is not None
-    rank = len(shape)
-    if rank < 2:
-        return None
-    col_dim = next((d for d in range(rank) if bases and bases[0][d]), rank - 1)
-    candidates = []
-    for row_dim in range(rank):
-        if row_dim == col_dim:
-            continue
-        rest = [d for d in reversed(range(rank)) if d not in (col_dim, row_dim)]
-        order = (col_dim, row_dim, *rest)
-        cols = shape[col_dim]
-        xors = []
-        for b in bases[_log2(cols): _log2(cols) + _log2(shape[row_dim])]:
-            xors.append(b[col_dim])
-        nonzero = [i for i, x in enumerate(xors) if x]
-        if not nonzero:
-            candidates.append((1, 1, 1, order))
-            continue
-        first = nonzero[0]
-        vec = xors[first]
-        max_phase = len(nonzero)
-        candidates.append((vec, 1 << first, 1 << max_phase, order))
-    from layoutkit.analysis.access import memory_offsets
-    from layoutkit.layouts.triton.shared import SwizzledSharedEncoding
-
-    for vec, per_phase, max_phase, order in candidates:
-        try:
-            enc = SwizzledSharedEncoding(vec=vec, per_phase=per_phase, max_phase=max_phase, order=order)
-            offsets = memory_offsets(enc, shape)
-        except LayoutError:  # not expressible with these parameters
-            continue
-        if np.array_equal(offsets, layout.offsets):
-            return str(enc)
-    return None

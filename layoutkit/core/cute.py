@@ -268,6 +268,10 @@ class Layout:
         out.flags.writeable = False
         return out
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.asarray(layout)`` is :attr:`offsets` (``L(i)`` for every index ``i``)."""
+        return self.offsets if dtype is None else self.offsets.astype(dtype)
+
     def all_offsets(self) -> np.ndarray:
         """A new array of every offset in index order (an outer sum, one numpy op per mode);
         LayoutError past :data:`MAX_ENUMERATED` offsets."""
@@ -290,8 +294,8 @@ class Layout:
     def __str__(self) -> str:
         return f"{_format(self.shape)}:{_format(self.stride)}"
 
-    def __repr__(self) -> str:
-        return f"Layout({str(self)!r})"
+    def __repr__(self) -> str:  # CuTe's own text, as ``print(layout)`` shows it in C++
+        return str(self)
 
 
 def _check_evaluable(layout: Layout) -> None:
@@ -403,8 +407,8 @@ class Swizzle:
     def __str__(self) -> str:
         return f"Sw<{self.bits},{self.base},{self.shift}>"
 
-    def __repr__(self) -> str:
-        return f"Swizzle({self.bits}, {self.base}, {self.shift})"
+    def __repr__(self) -> str:  # CuTe's own text, as ``print(layout)`` shows it in C++
+        return str(self)
 
 
 @dataclass(frozen=True)
@@ -470,11 +474,13 @@ class ComposedLayout:
     def is_injective(self) -> bool:
         return bool(np.unique(self.offsets).size == self.size)
 
+    __array__ = Layout.__array__
+
     def __str__(self) -> str:
         return f"{self.outer} o {self.offset} o {self.inner}"
 
-    def __repr__(self) -> str:
-        return f"ComposedLayout({str(self)!r})"
+    def __repr__(self) -> str:  # CuTe's own text, as ``print(layout)`` shows it in C++
+        return str(self)
 
 
 AnyLayout = Layout | ComposedLayout

@@ -7,6 +7,10 @@ numpy arrays. :func:`index_array` turns any of them into int64 or raises a
 whole ``apply`` call against the layout's hardware dims, and :func:`check_table_size`
 refuses a table too large to build before numpy tries to allocate it.
 
+:func:`unravel` splits flat indices into row-major coordinates; layoutkit uses it instead of
+``np.unravel_index``, which returns wrong coordinates for large ``(N, 1)``-shaped index
+arrays in numpy 2.4 (numpy issue 31980).
+
 >>> hardware_indices({"lane": [0, 31]}, {"register": 4, "lane": 32})["lane"].tolist()
 [0, 31]
 """
@@ -69,3 +73,23 @@ def check_table_size(dims: dict[str, int], what: Any, limit: int = MAX_TABLE_ENT
             f"hardware dims: {purpose} of {quote(what, 120)} over {sizes} would have {total} entries, "
             f"at most {limit} (2**{limit.bit_length() - 1}) are supported"
         )
+
+
+def unravel(flat: Any, shape: Any) -> tuple[np.ndarray, ...]:
+    """Row-major coordinates of flat indices into ``shape``, one int64 array per dim (of the
+    shape of ``flat``), as ``np.unravel_index`` gives them -- the last dim fastest:
+
+    >>> [c.tolist() for c in unravel([5, 11], (3, 4))]
+    [[1, 2], [1, 3]]
+
+    Indices outside ``[0, prod(shape))`` are a LayoutError."""
+    sizes = tuple(int(s) for s in shape)
+    rest = index_array(flat, "flat index")
+    if rest.size and (rest.min() < 0 or rest.max() >= prod(sizes)):
+        bad = rest.min() if rest.min() < 0 else rest.max()
+        raise LayoutError(f"flat index: {int(bad)} is outside a tensor of shape {quote(list(sizes))}")
+    digits = []
+    for size in reversed(sizes):
+        digits.append(rest % size)
+        rest = rest // size
+    return tuple(reversed(digits))

@@ -676,10 +676,6 @@ class LinearLayout(LayoutBase):
     def __hash__(self) -> int:
         return hash((self._in, self._out))
 
-    def __repr__(self) -> str:
-        lines = [f"    {name!r}: {[list(r) for r in rows]}," for name, rows in self._in]
-        return "LinearLayout(\n  {\n" + "\n".join(lines) + f"\n  }},\n  {dict(self._out)!r},\n)"
-
     def __str__(self) -> str:
         """Triton's listing: each in dim's bases, then the out dims with their sizes."""
         lines = []

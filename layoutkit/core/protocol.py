@@ -55,6 +55,19 @@ class LayoutBase:
     #: "distributed" (register/lane/warp/block) or "memory" (offset/block)
     kind: str = "distributed"
 
+    # -- repr: the native text --------------------------------------------------------
+    def __repr__(self) -> str:
+        """The layout's native text (``str``), as MLIR prints an attribute: what the REPL shows."""
+        return str(self)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give every layout class the native-text ``__repr__`` in its own namespace, so that
+        ``@dataclass`` (which writes a field listing only where a class defines no
+        ``__repr__`` of its own) keeps it."""
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = LayoutBase.__repr__  # type: ignore[method-assign]
+
     # -- to implement ----------------------------------------------------------------
     def hardware_dims(self, shape: Any = None) -> dict[str, int]:
         return dict(self.to_linear_layout(shape).in_dims)
@@ -78,14 +91,29 @@ class LayoutBase:
     def table(self, shape: Any = None) -> np.ndarray:
         """The whole map: ``table(shape)[i0, i1, ...]`` = coordinates, one axis per
         hardware dim in ``hardware_dims`` order, the last axis the tensor dims."""
+        from layoutkit.core.indices import check_table_size
+
         tensor_shape = self.tensor_shape(shape)
         hw = self.hardware_dims(tensor_shape)
+        check_table_size(hw, " ".join(str(self).split()))  # a LinearLayout's listing, on one line
         grids = np.indices(tuple(hw.values()), dtype=np.int64) if hw else np.zeros((0,), np.int64)
         inputs = {name: grids[i] for i, name in enumerate(hw)}
         coords = self.apply(tensor_shape, **inputs)
         columns = [np.broadcast_to(np.asarray(coords[n], dtype=np.int64), tuple(hw.values()))
                    for n in out_dim_names(len(tensor_shape))]
         return np.stack(columns, axis=-1)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.asarray(layout)`` is ``layout.table()`` for a layout that carries its tensor
+        shape; for one that does not (a Triton encoding) it is a LayoutError saying to call
+        ``table(shape)`` -- never a 0-d object array."""
+        try:
+            shape = self.tensor_shape(None)
+        except LayoutError:
+            raise LayoutError(f"np.asarray: {quote(str(self), 120)} does not carry its tensor shape; "
+                              f"use layout.table(shape), e.g. layout.table((16, 16))") from None
+        table = self.table(shape)
+        return table if dtype is None else table.astype(dtype)
 
     def owners(self, coord: Any, shape: Any = None) -> list[dict[str, int]]:
         """Every hardware index ``{name: i}`` that holds the element at ``coord``."""

@@ -209,5 +209,3 @@ class ThreadValueLayout(LayoutBase):
     def __str__(self) -> str:
         return self._text
 
-    def __repr__(self) -> str:
-        return f"ThreadValueLayout({self._text!r})"

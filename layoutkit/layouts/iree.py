@@ -20,10 +20,12 @@ filled in, the part above the outermost tile left unbounded and unused, so every
 ``% thread_tile``) and by the subgroup level's basis followed by ``subgroup_size`` (so
 ``subgroup_id = thread_id // subgroup_size``). No modulo by the subgroup size is taken: the
 flat id is just the lane while the thread strides and tiles stay inside one subgroup (the
-usual case), and a thread tile reaching past the subgroup reads the subgroup bits. Two
-differences from IREE, both on layouts IREE cannot use: a tile > 1 with stride 0 (IREE: virtual
-id 0, the other tiles unowned) is refused, and strides that do not nest (IREE's
-``basisFromSizesStrides`` fails) are read with the formula above.
+usual case), and a thread tile reaching past the subgroup reads the subgroup bits. A tile > 1
+with stride 0 is read as IREE reads it (virtual id 0: every thread holds the first tile, the
+others have no owner), as in IREE's ``gpu_vector_alloc`` test (``thread_tile = [4, 16],
+thread_strides = [0, 0]``), and so is a rank-0 layout (all seven fields ``[]``, the layout of a
+0-d ``vector<f16>``). One difference from IREE, on layouts IREE cannot lower: strides whose id
+ranges overlap (IREE's verifier accepts them, its ``basisFromSizesStrides`` fails) are refused.
 
 Each thread keeps a vector of the *distributed shape* ``[batch..., outer..., element...]``;
 register ``r`` is the row-major index into it. The element at register ``(b, o, e)`` (one index per
@@ -53,8 +55,9 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit._lazy import lazy_exports, load
 from layoutkit.core.coords.affine import Dim, parse_affine_map
-from layoutkit.core.indices import check_table_size, hardware_indices
+from layoutkit.core.indices import check_table_size, hardware_indices, unravel
 from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
 from layoutkit.core.text import Attribute, parse_attribute
 from layoutkit.errors import LayoutError, quote
@@ -98,14 +101,10 @@ def _list_text(values: Iterable[Any]) -> str:
 
 def _check_level(tiles: tuple[int, ...], strides: tuple[int, ...], tile_name: str,
                  stride_name: str) -> None:
-    """Strides of one level (subgroup or thread) must give every dim its own id range."""
-    for d, (tile, stride) in enumerate(zip(tiles, strides)):
-        if tile > 1 and stride == 0:
-            raise LayoutError(
-                f"{stride_name}: dim {d} has {tile_name} {tile} but stride 0, which would leave "
-                f"all but its first tile without an owner, in {quote(_list_text(strides))}"
-            )
-    ranges = sorted((s, s * t, d) for d, (t, s) in enumerate(zip(tiles, strides)) if t > 1)
+    """Strides of one level (subgroup or thread) must give every distributed dim its own id
+    range. A dim of stride 0 is not distributed on the level (its virtual id is 0, as IREE's
+    ``basisFromSizesStrides`` makes it), whatever its tile: only its first tile is held."""
+    ranges = sorted((s, s * t, d) for d, (t, s) in enumerate(zip(tiles, strides)) if t > 1 and s > 0)
     for lo, hi, d in ranges:
         if hi > MAX_ID:
             raise LayoutError(
@@ -151,9 +150,7 @@ class NestedLayout(LayoutBase):
         values = {name: _ints(getattr(self, name), name, 1) for name in TILE_FIELDS}
         values.update({name: _ints(getattr(self, name), name, 0) for name in STRIDE_FIELDS})
         ranks = {name: len(v) for name, v in values.items()}
-        rank = ranks["subgroup_tile"]
-        if rank == 0:
-            raise LayoutError("subgroup_tile: a nested layout needs rank >= 1, got '[]'")
+        rank = ranks["subgroup_tile"]  # 0 too: IREE's layout of a 0-d vector, subgroup_tile = []
         for name, r in ranks.items():
             if r != rank:
                 raise LayoutError(
@@ -293,7 +290,7 @@ class NestedLayout(LayoutBase):
 
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
         own = self.undistributed_shape
-        if shape is not None and check_shape(shape) != own:
+        if shape is not None and (own or tuple(shape)) and check_shape(shape) != own:
             raise LayoutError(f"shape: this nested layout covers {quote(list(own))}, not {quote(list(shape))}")
         return own
 
@@ -317,12 +314,7 @@ class NestedLayout(LayoutBase):
         ``((((vsg*B + b)*O + o)*T + vt)*E + e)`` multiplied out.
         """
         # register digits, row-major over [batch..., outer..., element...]
-        digits = []
-        rest = register
-        for size in reversed(self.distributed_shape):
-            digits.append(rest % size)
-            rest = rest // size
-        digits.reverse()
+        digits = unravel(register, self.distributed_shape)
         rank = self.rank
         thread_id = warp * self.subgroup_size + lane
         out = {}
@@ -387,18 +379,8 @@ class NestedLayout(LayoutBase):
         return LinearLayout(bases, dict(zip(out_dim_names(len(shape)), shape)))
 
     def to_linear_encoding(self):
-        """Triton's ``#ttg.linear`` encoding of the same map
-        (:class:`~layoutkit.layouts.triton.linear.LinearEncoding`)."""
-        from layoutkit.layouts.triton.linear import LinearEncoding
-
-        linear = self.to_linear_layout()
-        if not linear.is_surjective():
-            raise LayoutError(
-                f"num_subgroups: {self.num_subgroups} subgroups of {self.subgroup_size} threads leave "
-                f"part of {quote(list(self.undistributed_shape))} without an owner (the layout spans "
-                f"{self.subgroup_span} subgroups); a #ttg.linear layout must reach every element"
-            )
-        return LinearEncoding.from_linear_layout(linear)
+        """Triton's ``#ttg.linear`` encoding of the same map: :func:`layoutkit.translate.to_linear_encoding`."""
+        return load("layoutkit.translate", "to_linear_encoding")(self)
 
     def to_linear_text(self) -> str:
         """``#ttg.linear<{register = ..., lane = ..., warp = ..., block = []}>``: the text of
@@ -675,167 +657,6 @@ def parse_text(text: str, aliases: dict[str, Attribute] | None = None, subgroup_
     return NestedLayout.from_attribute(attr, subgroup_size=subgroup_size, num_subgroups=num_subgroups)
 
 
-# --------------------------------------------------------------------------------------
-# Triton blocked layouts <-> nested layouts
-# --------------------------------------------------------------------------------------
-def to_nested(layout: Any, shape: Any, **options: Any) -> NestedLayout:
-    """The nested layout equal (as a function, checked) to a Triton ``#ttg.blocked`` layout
-    on a tensor ``shape``; LayoutError when none is.
-
-    Per dim, the blocked tile ``sizePerThread * threadsPerWarp * warpsPerCTA`` becomes
-    ``element_tile``, ``thread_tile`` and ``subgroup_tile``; repetitions of the tile become
-    ``batch_tile``; lanes and warps get strides from ``order``. A nested layout puts the
-    subgroups outermost and orders registers row-major, so a dim repeated over several
-    warps, or registers of several dims in a non-row-major ``order``, have no nested form.
-    """
-    return _blocked_to_nested(layout, shape, **options)
-
-
-def _fields_of(layout: Any) -> tuple[tuple[int, ...], ...]:
-    names = ("size_per_thread", "threads_per_warp", "warps_per_cta", "order")
-    if not all(hasattr(layout, n) for n in names):
-        raise LayoutError(f"layout: to_nested expects a Triton blocked layout, got {quote(type(layout).__name__)}")
-    return tuple(tuple(int(v) for v in getattr(layout, n)) for n in names)
-
-
-def _blocked_to_nested(layout: Any, shape: Any, **options: Any) -> NestedLayout:
-    from layoutkit.core.protocol import equivalent
-
-    spt, tpw, wpc, order = _fields_of(layout)
-    shape = check_shape(shape)
-    rank = len(spt)
-    if len(shape) != rank:
-        raise LayoutError(f"shape: {quote(list(shape))} has rank {len(shape)}, the blocked layout has rank {rank}")
-    hw = layout.hardware_dims(shape)
-    if hw.get("block", 1) != 1:
-        raise LayoutError("layout: a nested layout has no CTA (block) level; the blocked layout spans several CTAs")
-    lane_strides = _order_strides(tpw, order)
-    warp_strides = _order_strides(wpc, order)
-    lanes = hw.get("lane", prod(tpw))
-    tiles: dict[str, list[int]] = {name: [] for name in ATTR_FIELDS}
-    for d in range(rank):
-        remaining = shape[d]
-        element = min(spt[d], remaining)
-        remaining //= element
-        thread = min(tpw[d], remaining)
-        remaining //= thread
-        subgroup = min(wpc[d], remaining)
-        remaining //= subgroup
-        thread_stride, subgroup_stride = lane_strides[d], warp_strides[d]
-        if remaining > 1 and subgroup > 1:
-            # the tile repeats above the warps: a nested layout keeps subgroups outermost,
-            # but its thread level reads the flat thread id, so the warps of this dim can
-            # join its lanes there when they continue the lane ids
-            warp_flat_stride = lanes * warp_strides[d]
-            if thread > 1 and warp_flat_stride != lane_strides[d] * thread:
-                raise LayoutError(
-                    f"layout: dim {d} repeats the blocked tile {remaining} times above its "
-                    f"{subgroup} warps, whose ids do not continue its lane ids; a nested layout "
-                    "keeps subgroups outermost"
-                )
-            thread_stride = lane_strides[d] if thread > 1 else warp_flat_stride
-            thread, subgroup = thread * subgroup, 1
-        for name, value in zip(TILE_FIELDS, (subgroup, remaining, 1, thread, element)):
-            tiles[name].append(value)
-        tiles["subgroup_strides"].append(subgroup_stride)
-        tiles["thread_strides"].append(thread_stride)
-    nested = NestedLayout(**tiles, subgroup_size=lanes,
-                          num_subgroups=hw.get("warp", prod(wpc)))
-    if hw.get("register", 1) != nested.num_registers:
-        raise LayoutError(
-            f"layout: the blocked layout holds {hw.get('register', 1)} registers per thread on "
-            f"{quote(list(shape))}, repeating elements (sizePerThread exceeds the shape); a nested "
-            f"layout's {nested.num_registers} registers never repeat"
-        )
-    if not equivalent(nested, layout, shape):
-        raise LayoutError(
-            f"layout: no nested layout equals this blocked layout on {quote(list(shape))}: its "
-            f"registers follow order {quote(_list_text(order))}, a nested layout numbers them row-major"
-        )
-    return nested
-
-
-def _order_strides(counts: Sequence[int], order: Sequence[int]) -> list[int]:
-    """Id strides of a level whose dims are laid out fastest-first in ``order``."""
-    strides = [0] * len(counts)
-    running = 1
-    for d in order:
-        strides[d] = running
-        running *= counts[d]
-    return strides
-
-
-def to_blocked(nested: NestedLayout) -> Any:
-    """The Triton ``#ttg.blocked`` layout equal to ``nested`` on its shape (checked with
-    :func:`~layoutkit.core.protocol.equivalent`), or LayoutError when there is none.
-
-    The thread and subgroup tiles become id fields of the flat thread id; ids a field
-    skips (a stride gap) or leaves above the last field are given to the field below, as
-    a blocked layout broadcasts the ids past a dim's extent. The fields below
-    ``subgroup_size`` give ``threadsPerWarp``, the ones above ``warpsPerCTA``;
-    ``element_tile`` gives ``sizePerThread``. The dim order is read from the fields, and
-    the other orders are tried when that one is not equal.
-    """
-    from itertools import permutations, product
-
-    from layoutkit.core.protocol import equivalent
-    from layoutkit.layouts.triton.blocked import BlockedEncoding
-
-    rank = nested.rank
-    for d in range(rank):
-        if nested.outer_tile[d] > 1 and nested.batch_tile[d] > 1:
-            raise LayoutError(
-                f"outer_tile: dim {d} has both batch {nested.batch_tile[d]} and outer "
-                f"{nested.outer_tile[d]} repetitions; a blocked layout has one repetition level"
-            )
-    lanes, total = nested.subgroup_size, nested.subgroup_size * nested.num_subgroups
-    fields_ = sorted(
-        [(nested.thread_strides[d], nested.thread_tile[d], d) for d in range(rank) if nested.thread_tile[d] > 1]
-        + [(nested.subgroup_strides[d] * lanes, nested.subgroup_tile[d], d)
-           for d in range(rank) if nested.subgroup_tile[d] > 1]
-    )
-    segments: list[list[int]] = []  # [start id, size, dim], consecutive
-    position = 1
-    for stride, tile, d in fields_:
-        if stride < position or stride % position:
-            raise LayoutError(
-                f"thread_strides: the thread and subgroup ids of dim {d} (stride {stride}) overlap "
-                f"or do not nest with the ids below {position}; no blocked layout has them"
-            )
-        if stride > position:
-            if segments:
-                segments[-1][1] *= stride // position
-            else:  # the lowest ids broadcast: some dim's lanes run past its extent
-                segments.append([1, stride, -1])
-        segments.append([stride, tile, d])
-        position = stride * tile
-    if position < total:
-        if total % position:
-            raise LayoutError(f"subgroup_size: {total} thread ids are not a multiple of the {position} the layout uses")
-        segments.append([position, total // position, -2])
-    shape = nested.undistributed_shape
-    # broadcast ids at the bottom (-1) or top (-2) belong to a dim the layout does not
-    # say (one whose extent the blocked tile overshoots): try each
-    unknown = sorted({seg[2] for seg in segments if seg[2] < 0})
-    for owners in product(range(rank), repeat=len(unknown)):
-        owner_of = dict(zip(unknown, owners))
-        tpw, wpc = [1] * rank, [1] * rank
-        for start, size, d in segments:
-            d = owner_of.get(d, d)
-            low = min(size, max(1, lanes // start)) if start < lanes else 1
-            if start < lanes and (lanes % start or size % low):
-                raise LayoutError(f"subgroup_size: {lanes} does not split dim {d}'s thread ids evenly")
-            tpw[d] *= low
-            wpc[d] *= size // low
-        first = sorted(range(rank), key=lambda d: (
-            next((i for i, seg in enumerate(segments) if seg[2] == d), len(segments)), -d))
-        others = [list(p) for p in permutations(range(rank)) if list(p) != first] if rank <= 4 else []
-        for order in [first, *others]:
-            blocked = BlockedEncoding(size_per_thread=tuple(nested.element_tile), threads_per_warp=tuple(tpw),
-                                      warps_per_cta=tuple(wpc), order=tuple(order))
-            if equivalent(blocked, nested, shape):
-                return blocked
-    raise LayoutError(
-        f"layout: no blocked layout equals {quote(str(nested), 200)} on {quote(list(shape))}: "
-        "its registers, lanes and subgroups do not follow one dim order as a blocked layout's do"
-    )
+# Translations to and from other families live in layoutkit.translate; the names users import
+# from here are re-exported on first use.
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(("to_nested", "to_blocked"), "layoutkit.translate"))

@@ -19,6 +19,7 @@ import importlib
 import re
 from typing import Any
 
+from layoutkit.core.coords.transform_map import affine_map_aliases
 from layoutkit.core.text import Attribute, parse_aliases
 from layoutkit.errors import LayoutError, quote
 
@@ -51,8 +52,8 @@ def parse_layout(
     """
     if not isinstance(text, str):
         raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
-    if isinstance(aliases, str):
-        aliases = parse_aliases(aliases)
+    if isinstance(aliases, str):  # a file's text: its layout aliases, and rocmlir-opt's '#map = affine_map<...>'
+        aliases = {**affine_map_aliases(aliases), **parse_aliases(aliases)}
     aliases = dict(aliases or {})
     for name, value in aliases.items():
         if isinstance(value, str):  # {"mma": "#ttg.nvidia_mma<{...}>"}: parse the text once
@@ -94,7 +95,9 @@ def _family(module: str) -> Any:
     return importlib.import_module(module)
 
 
-_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:\d+\s*x\s*)+)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$")
+# tensor<16x16xf16[, #encoding]>, vector<16x16xf16>, rank 0 (tensor<f32>, vector<f16>); '?' and
+# '[4]' (dynamic, scalable) dims are matched so that they can be refused by name
+_TENSOR_TYPE = re.compile(r"^(tensor|vector)<\s*((?:(?:\d+|\?|\[\d+\])\s*x\s*)*)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$")
 # MLIR's integer types of any width (i24, si8, ui4) and Triton's 64-bit pointers
 _INTEGER_TYPE = re.compile(r"[su]?i([1-9]\d{0,6})")
 _POINTER_TYPE = re.compile(r"!tt\.ptr<[^<>]*>")
@@ -103,22 +106,30 @@ ELEMENT_BITS = {
     "i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "ui8": 8, "si8": 8,
     "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32,
     "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8, "f8E4M3": 8, "fp8": 8,
-    "f4E2M1FN": 4,
+    "f8E4M3B11FNUZ": 8, "f8E3M4": 8, "f8E8M0FNU": 8, "f6E2M3FN": 6, "f6E3M2FN": 6,
+    "f4E2M1FN": 4, "f80": 80, "f128": 128,
+    "index": 64,  # MLIR's index type: 64 bits unless a data layout says otherwise
 }
 
 
 def parse_tensor_type(text: str) -> tuple[tuple[int, ...], str]:
-    """``"tensor<16x16xf16>"`` -> ``((16, 16), "f16")``; an encoding after a comma is allowed
-    and ignored (parse it with :func:`parse_layout`)."""
+    """``"tensor<16x16xf16>"`` or ``"vector<16x16xf16>"`` -> ``((16, 16), "f16")``, rank 0
+    included (``"vector<f16>"`` -> ``((), "f16")``); an encoding after a tensor type's comma is
+    allowed and ignored (parse it with :func:`parse_layout`)."""
     if not isinstance(text, str):
         raise LayoutError(f"tensor type: expected a string, got {quote(repr(text))}")
     m = _TENSOR_TYPE.match(text.strip())
-    if m is None:
-        raise LayoutError(f"tensor type: expected 'tensor<DxDx...xTYPE>', got {quote(text)}")
-    dims = tuple(int(d) for d in re.findall(r"\d+", m.group(1)))
+    if m is None or (m.group(1) == "vector" and m.group(4) is not None):
+        raise LayoutError(f"tensor type: expected 'tensor<DxDx...xTYPE>' or 'vector<DxDx...xTYPE>', got {quote(text)}")
+    for dim in re.findall(r"[^\sx]+", m.group(2)):
+        if not dim.isdigit():
+            kind = "dynamic" if dim == "?" else "scalable"
+            raise LayoutError(f"tensor type: the {kind} dim {quote(dim)} has no fixed size, which a layout "
+                              f"needs, in {quote(text)}")
+    dims = tuple(int(d) for d in re.findall(r"\d+", m.group(2)))
     if any(d <= 0 for d in dims):
         raise LayoutError(f"tensor type: dims must be positive, got {quote(text)}")
-    element = m.group(2)
+    element = m.group(3)
     if _known_bits(element) is None:
         raise LayoutError(f"tensor type: unknown element type {quote(element)} in {quote(text)}")
     return dims, element
@@ -128,7 +139,7 @@ def tensor_type_encoding(text: str) -> str | None:
     """The encoding written inside a tensor type, or None:
     ``"tensor<16x16xf16, #ttg.blocked<{...}>>"`` -> ``"#ttg.blocked<{...}>"``."""
     parse_tensor_type(text)
-    encoding = _TENSOR_TYPE.match(text.strip()).group(3)  # type: ignore[union-attr]
+    encoding = _TENSOR_TYPE.match(text.strip()).group(4)  # type: ignore[union-attr]
     return encoding.strip() if encoding else None
 
 

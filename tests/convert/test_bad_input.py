@@ -186,7 +186,7 @@ HOSTILE = [
     (("-l", "garbage", "-l", BLOCKED, "-t", "tensor<64x64xf16>"), "src: "),
     (("-l", BLOCKED, "-l", "#ttg.blocked<{", "-t", "tensor<64x64xf16>"), "dst: "),
     (("-l", BLOCKED, "-l", BLOCKED, "-t", "tensor<64x64xbogus>"), "'bogus'"),
-    (("-l", BLOCKED, "-l", BLOCKED, "-t", "garbage"), "tensor type: expected 'tensor<DxDx...xTYPE>', got 'garbage'"),
+    (("-l", BLOCKED, "-l", BLOCKED, "-t", "garbage"), "tensor type: expected 'tensor<DxDx...xTYPE>' or 'vector<DxDx...xTYPE>', got 'garbage'"),
     (("-l", BLOCKED, "-l", BLOCKED_8_WARPS, "-t", "tensor<64x64xf16>"), "hardware: the source layout has 4 warp(s)"),
     (("-l", BLOCKED, "-l", SWIZZLED, "-t", "tensor<16x16xf16>"), "dst: '#ttg.swizzled_shared<"),
     (("-l", BLOCKED.replace("threadsPerWarp = [4, 8]", "threadsPerWarp = [8, 8]"), "-l", BLOCKED,

@@ -60,6 +60,7 @@ def test_readme_section_examples(title, blocks, tmp_path, capsys):
                 runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
                 runner.run(test, clear_globs=False)
                 assert runner.summarize(verbose=False).failed == 0, f"README.md:{line} ({title}) failed"
+                names.update(test.globs)  # a DocTest runs in a copy: later blocks see its names
             else:
                 exec(compile(block, f"README.md:{line}", "exec"), names)
     finally:

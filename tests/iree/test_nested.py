@@ -153,8 +153,8 @@ def test_validation_errors_name_the_field():
         nested([2, 2], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [0, 0])
     with pytest.raises(LayoutError, match="batch_tile"):
         nested([1], [0], [1], [1], [1], [0], [0])
-    with pytest.raises(LayoutError, match="subgroup_strides: dim 0 has subgroup_tile 2 but stride 0"):
-        nested([2], [1], [1], [1], [1], [0], [0])
+    # a tile with stride 0 is not distributed (IREE 3.13 accepts it: virtual id 0), not an error
+    assert nested([2], [1], [1], [1], [1], [0], [0]).table().reshape(-1).max() == 0
     with pytest.raises(LayoutError, match="subgroup_size"):
         nested([1], [1], [1], [1], [1], [0], [0], subgroup_size=0)
 

@@ -13,6 +13,9 @@ writes it as::
 
 rocMLIR never checks that the written ``affine_map`` agrees with the transforms; layoutkit
 evaluates both and reports a disagreement as a :class:`~layoutkit.errors.LayoutError`.
+``rocmlir-opt`` prints the map as an alias defined at the top of the file,
+``#map = affine_map<...>`` and ``#rock.transform_map<#map by [...] ...>``:
+:func:`affine_map_aliases` reads those definitions for :func:`parse_transform_map`.
 
 A :class:`TransformChain` is a list of maps, upper first, each map's lower space being the
 next one's upper space: ``chain.apply(x) == maps[-1].apply(*...maps[0].apply(*x))``.
@@ -21,6 +24,7 @@ next one's upper space: ``chain.apply(x) == maps[-1].apply(*...maps[0].apply(*x)
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -29,8 +33,9 @@ import numpy as np
 
 from layoutkit.core.coords import affine
 from layoutkit.core.coords.transforms import Transform, _first_duplicate, _is_int
+from layoutkit.core.indices import check_table_size
 from layoutkit.core.protocol import DISTRIBUTED_DIMS, LayoutBase, check_shape, out_dim_names
-from layoutkit.core.text import Cursor
+from layoutkit.core.text import Attribute, Cursor
 from layoutkit.errors import LayoutError, quote
 
 #: grids up to this many points are checked exhaustively; larger ones on a sample
@@ -77,6 +82,7 @@ class _Mapping(LayoutBase):
     def table(self, shape: Any = None) -> np.ndarray:
         """``table()[u0, u1, ...]`` = the lower coordinates of the upper point ``(u0, u1, ...)``."""
         self.tensor_shape(shape)
+        check_table_size(dict(zip(self.upper_names, self.upper_bounds)), self)
         grids = np.indices(self.upper_bounds, dtype=np.int64)
         lower = self.apply(*list(grids))
         return np.stack([np.broadcast_to(np.asarray(v, dtype=np.int64), self.upper_bounds) for v in lower], axis=-1)
@@ -518,21 +524,51 @@ def parse_transform_map(text: str, aliases: Any = None) -> TransformMap:
     return result
 
 
-def parse_transform_maps(text: str) -> list[TransformMap]:
+def parse_transform_maps(text: str, aliases: dict[str, Attribute] | None = None) -> list[TransformMap]:
     """Every ``#rock.transform_map<...>`` in ``text``, in order (the rest of the text, such as
-    ``#map0 = `` alias prefixes or surrounding IR, is skipped)."""
+    ``#map0 = `` alias prefixes or surrounding IR, is skipped); ``#map = affine_map<...>``
+    lines define the affine maps the transform maps may name (:func:`affine_map_aliases`),
+    as do ``aliases`` (from other files)."""
     if not isinstance(text, str):
         raise LayoutError(f"transform_map: expected a string, got {quote(repr(text))}")
+    aliases = {**(aliases or {}), **affine_map_aliases(text)}
     maps = []
     key = "#rock.transform_map<"
     start = text.find(key)
     while start >= 0:
         end = _matching_close(text, start + len(key) - 1)
-        maps.append(parse_transform_map(" ".join(text[start:end + 1].split())))
+        maps.append(parse_transform_map(" ".join(text[start:end + 1].split()), aliases))
         start = text.find(key, end + 1)
     if not maps:
         raise LayoutError(f"transform_map: no '#rock.transform_map<...>' in {quote(text)}")
     return maps
+
+
+_AFFINE_MAP_ALIAS = re.compile(r"^[ \t]*#([A-Za-z_][\w.$]*)[ \t]*=[ \t]*(affine_map[ \t]*<.*>)[ \t]*$", re.MULTILINE)
+
+
+def affine_map_aliases(text: str) -> dict[str, Attribute]:
+    """The ``#name = affine_map<...>`` definitions in ``text`` (an MLIR file as rocmlir-opt
+    prints it), as aliases :func:`parse_transform_map` resolves in
+    ``#rock.transform_map<#name by [...] ...>``: ``{name: Attribute("affine_map", None, text)}``.
+
+    >>> affine_map_aliases("#map = affine_map<(d0) -> (d0)>\\n#x = #ttg.linear<{}>")
+    {'map': Attribute(name='affine_map', params=None, text='affine_map<(d0) -> (d0)>')}
+    """
+    return {m.group(1): Attribute("affine_map", None, m.group(2)) for m in _AFFINE_MAP_ALIAS.finditer(text)}
+
+
+def _aliased_affine_map(cursor: Cursor) -> affine.AffineMap:
+    """The affine map an alias (``#map``) at the cursor stands for, from the cursor's aliases."""
+    tok = cursor.expect_kind("hash", "an affine map")
+    alias = cursor.aliases.get(tok.text[1:])
+    if alias is None or alias.name != "affine_map":
+        cursor.fail(f"transform_map: {quote(tok.text)} is not an affine map defined in the file "
+                    f"(rocmlir-opt writes '{tok.text} = affine_map<...>' at the top of the file)", tok)
+    try:
+        return affine.parse_affine_map(alias.text)
+    except LayoutError as err:
+        raise LayoutError(f"transform_map: {quote(tok.text)} = {quote(alias.text)}: {err}") from None
 
 
 def _matching_close(text: str, open_at: int) -> int:
@@ -567,6 +603,8 @@ def read_transform_map(cursor: Cursor) -> TransformMap:
         from layoutkit.core.coords.affine import read_affine_map
 
         written = read_affine_map(cursor)
+    elif cursor.peek.kind == "hash":  # rocmlir-opt's '#map', defined as 'affine_map<...>' in the file
+        written = _aliased_affine_map(cursor)
     cursor.expect("by", "before the list of transforms")
     cursor.expect("[", "to open the list of transforms")
     transforms: list[Transform] = []

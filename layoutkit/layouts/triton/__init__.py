@@ -12,10 +12,10 @@ Encodings are registered by the modules listed in ``_ENCODING_MODULES``, each ex
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 from typing import Any
 
+from layoutkit._lazy import import_present, lazy_exports
 from layoutkit.core.text import Attribute, parse_attribute
 from layoutkit.errors import LayoutError, quote
 
@@ -34,13 +34,8 @@ def encoding_classes() -> dict[str, type]:
     """``ATTR_NAME`` -> encoding class, over every registered module that is present."""
     classes: dict[str, type] = {}
     for module_name in _ENCODING_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as err:
-            if err.name == module_name:
-                continue
-            raise
-        for cls in module.ENCODINGS:
+        module = import_present(module_name)
+        for cls in (module.ENCODINGS if module is not None else ()):
             names = (cls.ATTR_NAME, *getattr(cls, "LEGACY_ATTR_NAMES", ()))
             for name in names:
                 classes[name] = cls
@@ -74,13 +69,5 @@ def parse_text(text: str, aliases: dict[str, Attribute] | None = None, **options
     return from_attribute(parse_attribute(text, aliases), aliases)
 
 
-def __getattr__(name: str) -> Any:
-    # re-export the encoding classes and helpers of the submodules lazily
-    for module_name in (*_ENCODING_MODULES, "layoutkit.layouts.triton.default"):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            continue
-        if hasattr(module, name):
-            return getattr(module, name)
-    raise AttributeError(f"module 'layoutkit.layouts.triton' has no attribute {name!r}")
+# the encoding classes and helpers of the submodules, re-exported on first use
+__getattr__, __dir__ = lazy_exports(__name__, search=(*_ENCODING_MODULES, "layoutkit.layouts.triton.default"))
