@@ -12,8 +12,7 @@ nvcc, running needs a GPU.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from layoutkit._lazy import lazy_exports
 
 _EXPORTS = {
     "emit_cuda": "layoutkit.backends.cuda.emit",
@@ -27,12 +26,4 @@ _EXPORTS = {
 }
 
 __all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'layoutkit.backends.cuda' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

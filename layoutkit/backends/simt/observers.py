@@ -22,15 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from layoutkit.analysis.banks import shared_wavefronts
-
-
-def unravel(offset: int, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The coordinates of flat row-major ``offset`` in ``shape``: 14 in (4, 8) -> (1, 6)."""
-    coords = []
-    for extent in reversed(shape):
-        offset, coord = divmod(offset, extent)
-        coords.append(coord)
-    return tuple(reversed(coords))
+from layoutkit.core.indices import unravel
 
 
 class RaceChecker:
@@ -61,7 +53,7 @@ class RaceChecker:
             fresh = tracker.first_unwritten(loc)
             if fresh is not None:
                 row, element = locate(fresh)
-                coords = unravel(int(offsets[row, element]), buffer.shape)
+                coords = tuple(int(c) for c in unravel(int(offsets[row, element]), buffer.shape))
                 machine.fail(op, f"reads shared memref '{buffer.name}' at {coords} before any "
                                  "thread of the block stored there (uninitialized shared memory)",
                              int(slots[row]))
@@ -71,7 +63,7 @@ class RaceChecker:
         position, other = found[0], found[1]
         row, element = locate(position)
         t = int(slots[row])
-        coords = unravel(int(offsets[row, element]), buffer.shape)
+        coords = tuple(int(c) for c in unravel(int(offsets[row, element]), buffer.shape))
         if other >= 0:
             other_slot = int(chunk.block_local[t]) * machine.geometry.slots_per_block + other
             who = f"thread {tuple(int(a[other_slot]) for a in chunk.thread_xyz)}"
