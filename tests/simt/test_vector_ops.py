@@ -50,5 +50,5 @@ def test_gather_outside_memref_fails_unless_masked_off():
     o = np.zeros((T, 2), np.float32)
     layoutkit.simulate(module, "k", 1, T, {"X": x, "I": i, "O": o})
     i[5, 0] = 16
-    with pytest.raises(layoutkit.LayoutError, match=r"vector.gather.*line 11.*thread \(5.*outside"):
+    with pytest.raises(layoutkit.LayoutError, match=r"vector.gather.*line 10.*thread \(5.*outside"):
         layoutkit.simulate(module, "k", 1, T, {"X": x, "I": i, "O": o})
