@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -157,7 +158,7 @@ class ContractionOp(IRDLOperation):
         pos = parser.pos
         if parser._current_token.text != "{":
             trait = parser.parse_attribute()  # an alias of a dictionary: #trait
-            if not hasattr(trait, "data") or not isinstance(trait.data, dict):
+            if not isinstance(trait, DictionaryAttr):
                 parser.raise_error("vector.contract: expected the trait dictionary "
                                    "{indexing_maps = ..., iterator_types = ...}", pos, parser.pos)
             attrs = dict(trait.data)
