@@ -84,3 +84,23 @@ def test_unsupported_broadcast_is_now_emitted_and_bad_one_is_rejected():
 }"""
     with pytest.raises(LayoutError, match=r"line 6.*vector.broadcast.*does not broadcast"):
         parse_module(bad)
+
+
+def test_tile_matmul_example_simulated_and_on_host_equal_numpy(host):
+    from layoutkit import simulate
+
+    text = (Path(__file__).parents[2] / "examples" / "kernels" / "tile_matmul.mlir").read_text()
+    rng = np.random.default_rng(8)
+    a = rng.integers(-3, 4, (64, 64)).astype(np.float32)
+    bt = rng.integers(-3, 4, (64, 64)).astype(np.float32)
+    c = a.astype(np.float64) @ bt.T.astype(np.float64)
+    rowmax = c.reshape(64, 16, 4).max(axis=2).T  # rowmax[tx, r] = max_j c[r, 4 tx + j]
+    for run in ("simulator", "host"):
+        out, out_max = np.full((64, 64), np.nan, np.float32), np.full((16, 64), np.nan, np.float32)
+        if run == "simulator":
+            simulate(text, "tile_matmul", 1, (16, 16), {"a": a, "bt": bt, "c": out, "rowmax": out_max})
+        else:
+            host.run_on_host(emit_cuda(parse_module(text)), PRELUDE, "tile_matmul", (1,), (16, 16),
+                             [a, bt, out, out_max])
+        np.testing.assert_array_equal(out, c, err_msg=run)
+        np.testing.assert_array_equal(out_max, rowmax, err_msg=run)
