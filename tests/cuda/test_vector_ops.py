@@ -22,9 +22,7 @@ _SPEC.loader.exec_module(cases)
 
 def _source(name: str) -> tuple[str, dict, dict]:
     signature, body, args, expected = cases.CASES[name]()
-    text = (f"module {{\n  gpu.module @m {{\n    gpu.func @k({signature}) kernel {{\n{body}\n"
-            "      gpu.return\n    }\n  }\n}\n")
-    return emit_cuda(parse_module(text)), args, expected
+    return emit_cuda(parse_module(cases.module_text(signature, body))), args, expected
 
 
 @pytest.mark.parametrize("name", sorted(cases.CASES))

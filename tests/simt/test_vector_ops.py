@@ -9,13 +9,13 @@ import pytest
 import layoutkit
 
 from .kernels import kernel_module
-from .vector_cases import CASES, T
+from .vector_cases import CASES, T, module_text
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_vector_case_equals_numpy(name):
     signature, body, args, expected = CASES[name]()
-    layoutkit.simulate(kernel_module(signature, body), "k", grid=1, block=T, args=args)
+    layoutkit.simulate(module_text(signature, body), "k", grid=1, block=T, args=args)
     for key, want in expected.items():
         np.testing.assert_array_equal(args[key], want, err_msg=key)
 

@@ -1,6 +1,7 @@
 """Kernels using the vector ops layoutkit adds (contract, multi_reduction, transpose, ...), each
 with inputs and the expected outputs written as numpy formulas here (not the backends' code).
-Thread t of one block of T = 8 works on row t of every argument. Used by the simulator's
+Thread t of one block of T = 8 works on row t of every argument. Each body starts after
+PROLOGUE (see module_text). Used by the simulator's
 tests and by the CUDA tests (emitted code compiled and run on the host)."""
 
 from __future__ import annotations
@@ -16,6 +17,15 @@ TRANSPOSED_MAPS = ("[affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d
 DOT_MAPS = "[affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>]"
 
 
+PROLOGUE = "      %t = gpu.thread_id x\n      %c0 = arith.constant 0 : index\n"
+
+
+def module_text(signature: str, body: str) -> str:
+    """The module of kernel ``@k(signature)``: %t (the thread) and %c0 defined, then ``body``."""
+    return (f"module {{\n  gpu.module @m {{\n    gpu.func @k({signature}) kernel {{\n{PROLOGUE}{body}\n"
+            "      gpu.return\n    }\n  }\n}\n")
+
+
 def _ints(rng, shape, low=-4, high=5, dtype=np.float32):
     """Small integers: every sum and product is exact whatever the order."""
     return rng.integers(low, high, shape).astype(dtype)
@@ -26,8 +36,6 @@ def contract():
                  "%AT: memref<8x3x4xf32>, %U: memref<8x8xf32>, %V: memref<8x8xf32>, "
                  "%D: memref<8x4x5xf32>, %E: memref<8x4x5xf32>, %S: memref<8xf32>")
     body = f"""\
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
       %a = vector.load %A[%t, %c0, %c0] : memref<8x4x3xf32>, vector<4x3xf32>
       %b = vector.load %B[%t, %c0, %c0] : memref<8x3x5xf32>, vector<3x5xf32>
       %c = vector.load %C[%t, %c0, %c0] : memref<8x4x5xf32>, vector<4x5xf32>
@@ -56,8 +64,6 @@ def reductions():
     signature = ("%X: memref<8x4x8xf32>, %ACC: memref<8x4xf32>, %Y: memref<8x2x3x4xi32>, "
                  "%YACC: memref<8x3xi32>, %R: memref<8x4xf32>, %RY: memref<8x3xi32>, %RS: memref<8xf32>")
     body = """\
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
       %x = vector.load %X[%t, %c0, %c0] : memref<8x4x8xf32>, vector<4x8xf32>
       %acc = vector.load %ACC[%t, %c0] : memref<8x4xf32>, vector<4xf32>
       %y = vector.load %Y[%t, %c0, %c0, %c0] : memref<8x2x3x4xi32>, vector<2x3x4xi32>
@@ -83,8 +89,6 @@ def reshapes():
     signature = ("%X: memref<8x2x3x4xf32>, %TR: memref<8x4x2x3xf32>, %SC: memref<8x6x4xf32>, "
                  "%EX: memref<8x1x2x4xf32>, %IN: memref<8x2x3x4xf32>")
     body = """\
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
       %x = vector.load %X[%t, %c0, %c0, %c0] : memref<8x2x3x4xf32>, vector<2x3x4xf32>
       %tr = vector.transpose %x, [2, 0, 1] : vector<2x3x4xf32> to vector<4x2x3xf32>
       %sc = vector.shape_cast %x : vector<2x3x4xf32> to vector<6x4xf32>
@@ -114,8 +118,6 @@ def gathers():
     signature = ("%X: memref<64xf32>, %Y: memref<8x16xf32>, %IDX: memref<8x4xi32>, %N: memref<8xi32>, "
                  "%P: memref<8x4xf32>, %G: memref<8x4xf32>, %G2: memref<8x4xf32>, %M: memref<8x4x3xi1>")
     body = """\
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
       %c2 = arith.constant 2 : index
       %c3 = arith.constant 3 : index
       %n32 = memref.load %N[%t] : memref<8xi32>
@@ -154,8 +156,6 @@ def broadcasts_and_positions():
                  "%PQ: memref<8x2xi32>, %B1: memref<8x3x4xf32>, %B2: memref<8x2x3x4xf32>, "
                  "%ROW: memref<8x4xf32>, %EL: memref<8xf32>, %INS: memref<8x3x4xf32>")
     body = """\
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %v = vector.load %V[%t, %c0] : memref<8x4xf32>, vector<4xf32>
       %col = vector.load %COL[%t, %c0, %c0] : memref<8x3x1xf32>, vector<3x1xf32>

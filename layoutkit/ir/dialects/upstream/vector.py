@@ -138,6 +138,15 @@ def _parse_types(parser: Parser, separators: tuple[str, ...]) -> list[Attribute]
     return types
 
 
+def _print_types(printer: Printer, types: list[Attribute], separators: tuple[str, ...]) -> None:
+    """`` : T1 sep1 T2 ...`` (what :func:`_parse_types` reads)."""
+    printer.print_string(" : ")
+    printer.print_attribute(types[0])
+    for separator, type_ in zip(separators, types[1:]):
+        printer.print_string(", " if separator == "," else f" {separator} ")
+        printer.print_attribute(type_)
+
+
 # ---------------------------------------------------------------- contract
 @irdl_op_definition
 class ContractionOp(IRDLOperation):
@@ -345,10 +354,7 @@ class TransposeOp(IRDLOperation):
         printer.print_operand(self.vector)
         printer.print_string(f", {_ints_text(self.perm)}")
         printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.vector.type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.result.type)
+        _print_types(printer, [self.vector.type, self.result.type], ("to",))
 
     def verify_(self) -> None:
         shape, perm = _shape(self.vector.type), self.perm
@@ -380,10 +386,7 @@ class ShapeCastOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.source)
         printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.result.type)
+        _print_types(printer, [self.source.type, self.result.type], ("to",))
 
     def verify_(self) -> None:
         s, r = self.source.type, self.result.type
@@ -434,10 +437,7 @@ class ExtractStridedSliceOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.vector)
         _print_slice_attrs(printer, self, self.FIELDS)
-        printer.print_string(" : ")
-        printer.print_attribute(self.vector.type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.result.type)
+        _print_types(printer, [self.vector.type, self.result.type], ("to",))
 
     def slice(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """(offsets, sizes, strides) over every dim (the dims left out taken whole)."""
@@ -496,10 +496,7 @@ class InsertStridedSliceOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_list([self.source, self.dest], printer.print_operand)
         _print_slice_attrs(printer, self, self.FIELDS)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" into ")
-        printer.print_attribute(self.dest.type)
+        _print_types(printer, [self.source.type, self.dest.type], ("into",))
 
     @property
     def offset_values(self) -> tuple[int, ...]:
