@@ -14,8 +14,9 @@ from layoutkit.backends.cuda.memrefs import View
 from layoutkit.backends.cuda.ops.arith import elementwise
 from layoutkit.backends.cuda.ops.gpu import combine
 from layoutkit.backends.cuda.registry import emits
-from layoutkit.backends.types import VectorT, value_type
+from layoutkit.backends.types import Scalar, VectorT, value_type
 from layoutkit.errors import quote
+from layoutkit.ir.dialects.upstream import vector as vops
 
 _WIDE = {("float", 4): "float", ("float", 8): "float2", ("float", 16): "float4",
          ("int", 4): "int", ("int", 8): "int2", ("int", 16): "int4"}
@@ -134,16 +135,185 @@ def insert(self: FunctionEmitter, op: Any) -> None:
     self.exprs[op.results[0]] = name
 
 
-@emits(vector.BroadcastOp)
+def _element_loop(self: FunctionEmitter, shape: tuple[int, ...], statement) -> None:
+    """Unrolled loops over every index of ``shape``; ``statement(names)`` is the body line.
+    Example: shape (2, 3) -> ``for (int i0 ...) for (int i1 ...) body(["i0", "i1"])``."""
+    names = [self.fresh(f"i{k}") for k in range(len(shape))]
+    for name, n in zip(names, shape):
+        self.emit("#pragma unroll")
+        self.emit(f"for (int {name} = 0; {name} < {n}; ++{name}) {{")
+        self.depth += 1
+    self.emit(statement(names))
+    for _ in shape:
+        self.depth -= 1
+        self.emit("}")
+
+
+def _offset(index: str, offset: int) -> str:
+    return index if offset == 0 else f"{index} + {offset}"
+
+
+def _start(self: FunctionEmitter, result: Any, init: str | None = None) -> str:
+    """Declare the (mutable) C variable of ``result``, from ``init`` if given; return its name."""
+    name = self.name_of(result)
+    self.emit(f"{value_type(result.type).c} {name}{'' if init is None else ' = ' + init};")
+    self.exprs[result] = name
+    return name
+
+
+def _element(name: str, indices: list[str], shape: tuple[int, ...]) -> str:
+    """Element ``indices`` of a C value of vector ``shape`` (the value itself for a scalar)."""
+    return f"{name}[{_flat_start(indices, shape)}]" if shape else name
+
+
+def _convert(expr: str, source: Scalar, target: Scalar) -> str:
+    """``expr`` of type ``source`` as a ``target`` value (a contraction's lhs / rhs into acc's type)."""
+    if source == target:
+        return expr
+    if source.is_16bit_float:
+        expr = f"{'f16' if source.bits == 16 else 'bf16'}_to_float({expr})"
+    if target.is_16bit_float:
+        return f"float_to_{'f16' if target.bits == 16 else 'bf16'}({expr})"
+    return f"({target.c})({expr})"
+
+
+@emits(vector.BroadcastOp, vops.BroadcastOp)
 def broadcast(self: FunctionEmitter, op: Any) -> None:
+    """A scalar or size-1 vector splats; otherwise each result element reads the source at
+    its trailing indices, 0 along the source's size-1 dims."""
     rtype = value_type(op.results[0].type)
     stype = value_type(op.operands[0].type)
     source = self.expr(op.operands[0])
-    if isinstance(stype, VectorT):
-        if stype.count != 1 and stype.count != rtype.count:
-            raise self.error(op, "only scalar or size-1 broadcasts are supported")
-        source = f"{source}[0]"
-    self.define(op.results[0], f"{rtype.c}::splat({source})")
+    if not isinstance(stype, VectorT) or stype.count == 1:
+        first = f"{source}[0]" if isinstance(stype, VectorT) else source
+        self.define(op.results[0], f"{rtype.c}::splat({first})")
+        return
+    name = _start(self, op.results[0])
+    lead = len(rtype.shape) - len(stype.shape)
+    _element_loop(self, rtype.shape, lambda i: f"{name}[{_flat_start(i, rtype.shape)}] = " + _element(
+        source, [j if n != 1 else "0" for j, n in zip(i[lead:], stype.shape)], stype.shape) + ";")
+
+
+@emits(vops.ContractionOp)
+def contract(self: FunctionEmitter, op: Any) -> None:
+    """``acc`` combined (by kind) with each product over the iteration space, in order."""
+    kind = vops.kind_name(op.kind)
+    shape = op.iteration_shape
+    acc_type = value_type(op.acc.type)
+    element = acc_type.element if isinstance(acc_type, VectorT) else acc_type
+    name = _start(self, op.result, self.expr(op.acc))
+    lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+    lt, rt = value_type(op.lhs.type), value_type(op.rhs.type)
+    lhs_dims, rhs_dims, acc_dims = op.operand_dims
+
+    def statement(i: list[str]) -> str:
+        a = _convert(_element(lhs, [i[d] for d in lhs_dims], lt.shape), lt.element, element)
+        b = _convert(_element(rhs, [i[d] for d in rhs_dims], rt.shape), rt.element, element)
+        target = _element(name, [i[d] for d in acc_dims], tuple(shape[d] for d in acc_dims))
+        return f"{target} = {combine(kind, target, paren(combine('mul', a, b, element)), element)};"
+
+    _element_loop(self, shape, statement)
+
+
+@emits(vops.MultiDimReductionOp)
+def multi_reduction(self: FunctionEmitter, op: Any) -> None:
+    kind = vops.kind_name(op.kind)
+    stype = value_type(op.source.type)
+    name = _start(self, op.dest, self.expr(op.acc))
+    source = self.expr(op.source)
+    kept = [d for d in range(len(stype.shape)) if d not in op.dims]
+    kept_shape = tuple(stype.shape[d] for d in kept)
+
+    def statement(i: list[str]) -> str:
+        target = _element(name, [i[d] for d in kept], kept_shape)
+        value = f"{source}[{_flat_start(i, stype.shape)}]"
+        return f"{target} = {combine(kind, target, value, stype.element)};"
+
+    _element_loop(self, stype.shape, statement)
+
+
+@emits(vops.TransposeOp)
+def transpose(self: FunctionEmitter, op: Any) -> None:
+    rshape, sshape = value_type(op.result.type).shape, value_type(op.vector.type).shape
+    source, perm = self.expr(op.vector), op.perm
+    name = _start(self, op.result)
+
+    def statement(i: list[str]) -> str:
+        at = [""] * len(perm)
+        for k, p in enumerate(perm):
+            at[p] = i[k]
+        return f"{name}[{_flat_start(i, rshape)}] = {source}[{_flat_start(at, sshape)}];"
+
+    _element_loop(self, rshape, statement)
+
+
+@emits(vops.ShapeCastOp)
+def shape_cast(self: FunctionEmitter, op: Any) -> None:
+    """The same ``Vec<T, N>`` (elements in row-major order either way)."""
+    self.define(op.result, self.expr(op.source))
+
+
+@emits(vops.ExtractStridedSliceOp)
+def extract_strided_slice(self: FunctionEmitter, op: Any) -> None:
+    offsets, _, _ = op.slice()
+    rshape, sshape = value_type(op.result.type).shape, value_type(op.vector.type).shape
+    source = self.expr(op.vector)
+    name = _start(self, op.result)
+    _element_loop(self, rshape, lambda i: f"{name}[{_flat_start(i, rshape)}] = {source}["
+                  f"{_flat_start([_offset(j, o) for j, o in zip(i, offsets)], sshape)}];")
+
+
+@emits(vops.InsertStridedSliceOp)
+def insert_strided_slice(self: FunctionEmitter, op: Any) -> None:
+    sshape, dshape = value_type(op.source.type).shape, value_type(op.dest.type).shape
+    offsets = op.offset_values
+    lead = len(dshape) - len(sshape)
+    source = self.expr(op.source)
+    name = _start(self, op.result, self.expr(op.dest))
+    _element_loop(self, sshape, lambda i: f"{name}[" + _flat_start(
+        [str(o) for o in offsets[:lead]] + [_offset(j, o) for j, o in zip(i, offsets[lead:])], dshape)
+        + f"] = {source}[{_flat_start(i, sshape)}];")
+
+
+@emits(vops.StepOp)
+def step(self: FunctionEmitter, op: Any) -> None:
+    name = _start(self, op.result)
+    _element_loop(self, value_type(op.result.type).shape, lambda i: f"{name}[{i[0]}] = {i[0]};")
+
+
+def _mask(self: FunctionEmitter, result: Any, sizes: list[str]) -> None:
+    """``result[i0, i1, ...] = i0 < sizes[0] && i1 < sizes[1] && ...``."""
+    shape = value_type(result.type).shape
+    name = _start(self, result)
+    _element_loop(self, shape, lambda i: f"{name}[{_flat_start(i, shape)}] = "
+                  + " && ".join(f"{j} < {paren(n)}" for j, n in zip(i, sizes)) + ";")
+
+
+@emits(vops.ConstantMaskOp)
+def constant_mask(self: FunctionEmitter, op: Any) -> None:
+    _mask(self, op.result, [str(n) for n in op.sizes])
+
+
+@emits(vector.CreateMaskOp)
+def create_mask(self: FunctionEmitter, op: Any) -> None:
+    _mask(self, op.mask_vector, [self.expr(v) for v in op.mask_dim_sizes])
+
+
+@emits(vops.GatherOp)
+def gather(self: FunctionEmitter, op: Any) -> None:
+    """Masked-on elements read ``base[o0, ..., ok + indices[i]]``, the others ``pass_thru[i]``."""
+    view = self.view(op.base, op)
+    shape = value_type(op.result.type).shape
+    offsets = [self.expr(v) for v in op.offsets]
+    indices, mask, pass_thru = self.expr(op.indices), self.expr(op.mask), self.expr(op.pass_thru)
+    name = _start(self, op.result)
+
+    def statement(i: list[str]) -> str:
+        at = _flat_start(i, shape)
+        inner = f"(int){indices}[{at}]" if offsets[-1] == "0" else f"{paren(offsets[-1])} + (int){indices}[{at}]"
+        return f"{name}[{at}] = {mask}[{at}] ? {view.element(offsets[:-1] + [inner])} : {pass_thru}[{at}];"
+
+    _element_loop(self, shape, statement)
 
 
 @emits(vector.ReductionOp)

@@ -12,6 +12,7 @@ from layoutkit.backends.simt.machine import expand, full
 from layoutkit.backends.simt.memory import Buffer
 from layoutkit.backends.simt.numerics import reduce_kind
 from layoutkit.backends.simt.registry import handles
+from layoutkit.ir.dialects.upstream import vector as vops
 
 
 @handles(vector.TransferReadOp)
@@ -90,8 +91,9 @@ def _transfer_elements(m, op, buffer: Buffer, vshape, mask):
     return np.broadcast_to(flat, full_shape), accessed
 
 
-@handles(vector.BroadcastOp)
+@handles(vector.BroadcastOp, vops.BroadcastOp)
 def broadcast(m, op, mask) -> None:
+    """Leading dims added, size-1 dims stretched (MLIR's rule, checked by the verifier)."""
     src = m.value(op.source)
     shape = vector_shape(op.vector.type)
     srank = src.ndim - 1
@@ -99,7 +101,10 @@ def broadcast(m, op, mask) -> None:
     m.env[op.vector] = np.broadcast_to(expanded, (src.shape[0], *shape)).copy()
 
 
-def _positions(m, op) -> tuple:
+def _positions(m, op, shape: tuple[int, ...], mask) -> tuple:
+    """The index of each position: an int (static or uniform) or, for per-thread dynamic
+    positions, an array (threads,) clipped into range (an active thread out of range fails:
+    MLIR makes its result poison)."""
     static = m.static.get(op)
     if static is not None:
         return static
@@ -108,33 +113,165 @@ def _positions(m, op) -> tuple:
         return static
     dynamic = iter(op.dynamic_position)
     position = []
-    for p in op.static_position.get_values():
-        if p == DYNAMIC_INDEX:
-            index = m.value(next(dynamic))
-            if index.shape[0] != 1:
-                m.fail(op, "per-thread dynamic vector positions are not simulated")
-            position.append(int(index[0]))
-        else:
+    for d, p in enumerate(op.static_position.get_values()):
+        if p != DYNAMIC_INDEX:
             position.append(int(p))
+            continue
+        index = m.value(next(dynamic))
+        bad = ((index < 0) | (index >= shape[d])) & (mask if index.shape[0] != 1 else mask.any())
+        if bad.any():
+            t = int(np.flatnonzero(np.broadcast_to(bad, mask.shape))[0])
+            value = int(index[t if index.shape[0] != 1 else 0])
+            m.fail(op, f"dynamic position {value} out of range for dim {d} of size {shape[d]}", t)
+        index = np.clip(index, 0, shape[d] - 1)
+        position.append(int(index[0]) if index.shape[0] == 1 else index)
     return tuple(position)
+
+
+def _per_thread(position: tuple, threads: int) -> tuple:
+    """An index tuple selecting, for each thread, its positions (arrays index per thread)."""
+    if not any(isinstance(p, np.ndarray) for p in position):
+        return (slice(None), *position)
+    return (np.arange(threads), *position)
 
 
 @handles(vector.ExtractOp)
 def extract(m, op, mask) -> None:
     src = m.value(op.vector)
-    position = _positions(m, op)
-    m.env[op.result] = src[(slice(None), *position)]
+    position = _positions(m, op, vector_shape(op.vector.type), mask)
+    threads = max([src.shape[0]] + [p.shape[0] for p in position if isinstance(p, np.ndarray)])
+    m.env[op.result] = full(src, threads)[_per_thread(position, threads)]
 
 
 @handles(vector.InsertOp)
 def insert(m, op, mask) -> None:
     src = m.value(op.source)
     dest = m.value(op.dest)
-    position = _positions(m, op)
-    threads = max(src.shape[0], dest.shape[0])
+    position = _positions(m, op, vector_shape(op.dest.type), mask)
+    threads = max([src.shape[0], dest.shape[0]] + [p.shape[0] for p in position if isinstance(p, np.ndarray)])
     out = np.array(full(dest, threads))
-    out[(slice(None), *position)] = src
+    out[_per_thread(position, threads)] = src
     m.env[op.result] = out
+
+
+def _combine(kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a <kind> b`` element by element (through the reduction of the two stacked)."""
+    return reduce_kind(kind, np.stack(np.broadcast_arrays(a, b)), 0)
+
+
+@handles(vops.ContractionOp)
+def contract(m, op, mask) -> None:
+    """Each operand laid over the iteration space (threads, d0, ..., dn-1) by its map; the
+    products combined over the reduction dims, put in acc's dim order, combined with acc."""
+    shape = op.iteration_shape
+    lhs_dims, rhs_dims, acc_dims = op.operand_dims
+    acc = m.value(op.acc)
+    dtype = acc.dtype
+
+    def spread(value: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
+        order = sorted(range(len(dims)), key=lambda a: dims[a])
+        value = value.transpose(0, *(1 + a for a in order))
+        return value.reshape((value.shape[0],) + tuple(n if d in dims else 1 for d, n in enumerate(shape)))
+
+    products = spread(m.value(op.lhs).astype(dtype), lhs_dims) * spread(m.value(op.rhs).astype(dtype), rhs_dims)
+    reduction = tuple(1 + d for d, kind in enumerate(op.iterators) if kind == "reduction")
+    kind = vops.kind_name(op.kind)
+    summed = reduce_kind(kind, products, reduction) if reduction else products
+    summed = np.asarray(summed).reshape(products.shape[:1] + tuple(
+        shape[d] for d in range(len(shape)) if d not in {r - 1 for r in reduction}))
+    parallel = [d for d in range(len(shape)) if op.iterators[d] == "parallel"]
+    summed = summed.transpose(0, *(1 + parallel.index(d) for d in acc_dims))
+    m.env[op.result] = np.asarray(_combine(kind, summed, acc)).astype(dtype, copy=False)
+
+
+@handles(vops.MultiDimReductionOp)
+def multi_reduction(m, op, mask) -> None:
+    src = m.value(op.source)
+    kind = vops.kind_name(op.kind)
+    out = reduce_kind(kind, src, tuple(1 + d for d in op.dims)) if op.dims else src
+    m.env[op.dest] = np.asarray(_combine(kind, out, m.value(op.acc))).astype(src.dtype, copy=False)
+
+
+@handles(vops.TransposeOp)
+def transpose(m, op, mask) -> None:
+    m.env[op.result] = m.value(op.vector).transpose(0, *(1 + p for p in op.perm)).copy()
+
+
+@handles(vops.ShapeCastOp)
+def shape_cast(m, op, mask) -> None:
+    src = m.value(op.source)
+    m.env[op.result] = src.reshape((src.shape[0], *vector_shape(op.result.type)))
+
+
+@handles(vops.ExtractStridedSliceOp)
+def extract_strided_slice(m, op, mask) -> None:
+    offsets, sizes, strides = op.slice()
+    window = tuple(slice(o, o + n * s, s) for o, n, s in zip(offsets, sizes, strides))
+    m.env[op.result] = m.value(op.vector)[(slice(None), *window)].copy()
+
+
+@handles(vops.InsertStridedSliceOp)
+def insert_strided_slice(m, op, mask) -> None:
+    src, dest = m.value(op.source), m.value(op.dest)
+    offsets = op.offset_values
+    lead = len(offsets) - (src.ndim - 1)
+    window = tuple(offsets[:lead]) + tuple(slice(o, o + n) for o, n in zip(offsets[lead:], src.shape[1:]))
+    out = np.array(full(dest, max(src.shape[0], dest.shape[0])))
+    out[(slice(None), *window)] = src
+    m.env[op.result] = out
+
+
+@handles(vops.StepOp)
+def step(m, op, mask) -> None:
+    m.env[op.result] = np.arange(vector_shape(op.result.type)[0], dtype=np.int64)[None]
+
+
+def _mask_below(shape: tuple[int, ...], sizes: list[np.ndarray]) -> np.ndarray:
+    """(threads or 1, *shape) bools: index k of every dim below that dim's size (per thread)."""
+    ndim = len(shape) + 1
+    out = np.ones((1,) * ndim, bool)
+    for d, size in enumerate(sizes):
+        positions = np.arange(shape[d]).reshape((1,) * (d + 1) + (shape[d],) + (1,) * (ndim - d - 2))
+        out = out & (positions < size.reshape((-1,) + (1,) * (ndim - 1)))
+    return np.broadcast_to(out, (out.shape[0], *shape))
+
+
+@handles(vops.ConstantMaskOp)
+def constant_mask(m, op, mask) -> None:
+    m.env[op.result] = _mask_below(vector_shape(op.result.type), [np.array([n]) for n in op.sizes])
+
+
+@handles(vector.CreateMaskOp)
+def create_mask(m, op, mask) -> None:
+    sizes = [m.value(v) for v in op.mask_dim_sizes]
+    m.env[op.mask_vector] = _mask_below(vector_shape(op.mask_vector.type), sizes)
+
+
+@handles(vops.GatherOp)
+def gather(m, op, mask) -> None:
+    """``base[o0, ..., ok + indices[i]]`` where ``mask[i]`` (and the thread runs), else
+    ``pass_thru[i]``; a gathered element outside the memref fails."""
+    buffer: Buffer = m.env[op.base]
+    vshape = vector_shape(op.result.type)
+    threads = m.chunk.threads
+    ndim = len(vshape) + 1
+    start = np.zeros(1, np.int64)
+    for value, stride in zip(op.offsets, buffer.strides):
+        start = start + m.value(value) * stride
+    indices = m.value(op.indices).astype(np.int64)
+    flat = np.broadcast_to(start.reshape((-1,) + (1,) * (ndim - 1)) + indices * buffer.strides[-1],
+                           (threads, *vshape))
+    accessed = np.broadcast_to(expand(mask, ndim), flat.shape) & m.value(op.mask).astype(bool)
+    size = int(np.prod(buffer.shape, dtype=np.int64))
+    bad = accessed & ((flat < 0) | (flat >= size))
+    if bad.any():
+        t, *element = (int(i) for i in np.argwhere(bad)[0])
+        m.fail(op, f"element {element} gathers flat offset {int(flat[(t, *element)])} outside "
+                   f"{buffer.space} memref '{buffer.name}' of shape {buffer.shape}", t)
+    data, where = m.transfer_owner(buffer, np.where(accessed, flat, 0))
+    if buffer.space == "shared":
+        m.shared_element_access(op, buffer, "load", where, accessed)
+    m.env[op.result] = np.where(accessed, data[where], m.value(op.pass_thru))
 
 
 @handles(vector.ReductionOp)
