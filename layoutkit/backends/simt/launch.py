@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, NoneAttr, VectorType
 
@@ -157,7 +158,13 @@ def _scalar(name: str, type_, given) -> np.ndarray:
     if isinstance(given, np.ndarray) or not isinstance(given, (int, float, np.number, np.bool_)):
         raise LayoutError(f"args: argument '{name}' is a scalar {type_}, got {type(given).__name__}")
     if is_float(dtype):
-        return np.array([float(given)], np.float64).astype(dtype)
+        number = float(given)
+        with np.errstate(over="ignore"):
+            value = np.array([number], np.float64).astype(dtype)
+        if np.isfinite(number) and not np.isfinite(value[0]):
+            raise LayoutError(f"args: argument '{name}' = {given!r} is out of range for {type_} "
+                              f"(largest finite value {float(ml_dtypes.finfo(dtype).max):.6g})")
+        return value
     number = float(given)
     if not np.isfinite(number) or number != int(number):
         raise LayoutError(f"args: argument '{name}' is an integer {type_}, got {given!r}")

@@ -39,11 +39,17 @@ from layoutkit.ir.dialects.upstream import gpu
 _STATIC_ATTRIBUTE = "_layoutkit_simt_static"
 
 
+DEFAULT_MAX_STEPS = 10**8  # executed IR ops of one run before it is stopped (a runaway loop)
+
+
 class Stats:
     """Counts of executed ops and thread-instructions (ops times active threads), and
-    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}."""
+    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}.
+    A run stops with an error naming the loop once more than ``max_steps`` ops executed."""
 
-    def __init__(self, count_banks: bool = False, check_races: bool = True) -> None:
+    def __init__(self, count_banks: bool = False, check_races: bool = True,
+                 max_steps: int = DEFAULT_MAX_STEPS) -> None:
+        self.max_steps = max_steps
         self.ops = 0
         self.thread_instructions = 0
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
@@ -181,6 +187,8 @@ class Machine:
         if steps is None:
             steps = self._steps[block] = self._plan(block)
         stats = self.stats
+        if stats.ops > stats.max_steps:
+            self.step_limit(block)
         outer_full = self.full
         self.full = count == self.chunk.threads
         try:
@@ -194,6 +202,14 @@ class Machine:
             return None
         finally:
             self.full = outer_full
+
+    def step_limit(self, block: Block) -> None:
+        """Stop the run: it executed more ops than ``max_steps`` (the op owning ``block``,
+        usually a loop, is named with its line)."""
+        self.fail(block.parent_op() or self.kernel,
+                  f"stopped after {self.stats.ops} executed ops, more than the step limit "
+                  f"{self.stats.max_steps} (a loop that runs too long or forever? raise the "
+                  f"limit with --max-steps / max_steps=)")
 
     def _plan(self, block: Block) -> list:
         """(handler, op) per op of ``block``; handler None for its terminator."""
