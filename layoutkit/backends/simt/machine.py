@@ -127,6 +127,8 @@ def _releases(entry: Block) -> list[list[SSAValue]]:
 class Machine:
     """Runs one kernel over one chunk of blocks."""
 
+    what = "kernel"  # how errors name the function run
+
     def __init__(self, kernel: gpu.FuncOp, chunk: Chunk, globals_: list, stats: Stats):
         self.kernel = kernel
         self.chunk = chunk
@@ -147,6 +149,11 @@ class Machine:
         self.handlers: dict[type, Callable] = handlers()
         self.observers = ([RaceChecker()] if stats.check_races else []) + (
             [BankCounter(stats.banks)] if stats.banks is not None else [])
+        # gpu.func attributions: workgroup ones are shared buffers, private ones per thread
+        for arg in getattr(kernel, "workgroup_arguments", ()):
+            self.env[arg] = self.shared_buffer(kernel, arg.name_hint or "workgroup", arg.type)
+        for arg in getattr(kernel, "private_arguments", ()):
+            self.env[arg] = self.private_buffer(kernel, arg.name_hint or "private", arg.type)
 
     # ----------------------------------------------------------------- error reports
     def fail(self, op: Operation, message: str, thread: int | None = None) -> None:
@@ -154,7 +161,7 @@ class Machine:
         line = op_line(op)
         where = f" (line {line})" if line else ""
         who = f": {self.chunk.where(thread)}" if thread is not None else ""
-        raise SimulationError(f"kernel @{self.kernel.sym_name.data}: {text}{where}{who}: {message}")
+        raise SimulationError(f"{self.what} @{self.kernel.sym_name.data}: {text}{where}{who}: {message}")
 
     # ----------------------------------------------------------------- execution
     def run(self) -> None:
@@ -242,6 +249,19 @@ class Machine:
         buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
         self.shared.append(buffer)
         return buffer
+
+    def private_buffer(self, op, name: str, type_) -> Buffer:
+        """Private memory of memref type ``type_``: one copy per thread, element-major."""
+        shape = tuple(type_.get_shape())
+        size = int(np.prod(shape, dtype=np.int64))
+        dtype = element_dtype(type_)
+        total = size * dtype.itemsize * self.chunk.threads
+        if total > MAX_PRIVATE_BYTES:
+            self.fail(op, f"private memory of {size * dtype.itemsize} bytes per thread for "
+                          f"{self.chunk.threads} threads needs {total} bytes; the simulator "
+                          f"holds at most {MAX_PRIVATE_BYTES} per allocation")
+        data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see ops.memref.load
+        return Buffer(name, "private", shape, data, str(type_))
 
     def addresses(self, op, buffer: Buffer, indices, vshape, mask) -> np.ndarray:
         """Flat element offsets, shape (threads or 1, *vshape), of an access.

@@ -38,10 +38,10 @@ from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.irdl import (
     IRDLOperation,
     attr_def,
-    opt_attr_def,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_attr_def,
     opt_prop_def,
     prop_def,
     region_def,

@@ -19,7 +19,14 @@ names a global of its type.
 from __future__ import annotations
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
