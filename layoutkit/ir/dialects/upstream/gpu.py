@@ -318,41 +318,34 @@ class LaneIdOp(IRDLOperation):
         super().__init__(result_types=[IndexType()])
 
 
-@irdl_op_definition
-class SubgroupSizeOp(IRDLOperation):
-    """``%n = gpu.subgroup_size : index``: lanes per warp (32, or 64 with --warp-size 64)."""
-
-    name = "gpu.subgroup_size"
-    result = result_def(IndexType)
-    assembly_format = "attr-dict `:` type($result)"
+def _index_op(class_name: str, op_name: str, doc: str) -> type[IRDLOperation]:
+    """``%v = <op_name> : index``, an op without operands giving one index."""
 
     def __init__(self):
-        super().__init__(result_types=[IndexType()])
+        IRDLOperation.__init__(self, result_types=[IndexType()])
+
+    namespace = {"name": op_name, "result": result_def(IndexType), "__init__": __init__,
+                 "assembly_format": "attr-dict `:` type($result)", "__doc__": doc,
+                 "__module__": __name__}
+    return irdl_op_definition(type(class_name, (IRDLOperation,), namespace))
 
 
-@irdl_op_definition
-class SubgroupIdOp(IRDLOperation):
-    """``%w = gpu.subgroup_id : index``: the warp of the thread within its block (the
-    linear thread index ``x + bx * (y + by * z)`` divided by the subgroup size)."""
-
-    name = "gpu.subgroup_id"
-    result = result_def(IndexType)
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[IndexType()])
+SubgroupSizeOp = _index_op("SubgroupSizeOp", "gpu.subgroup_size",
+                           "``%n = gpu.subgroup_size : index``: lanes per warp (32, or 64 with --warp-size 64).")
+SubgroupIdOp = _index_op("SubgroupIdOp", "gpu.subgroup_id",
+                         "``%w = gpu.subgroup_id : index``: the warp of the thread within its block (the "
+                         "linear thread index ``x + bx * (y + by * z)`` divided by the subgroup size).")
+NumSubgroupsOp = _index_op("NumSubgroupsOp", "gpu.num_subgroups",
+                           "``%n = gpu.num_subgroups : index``: warps per block (threads rounded up to warps).")
 
 
-@irdl_op_definition
-class NumSubgroupsOp(IRDLOperation):
-    """``%n = gpu.num_subgroups : index``: warps per block (threads rounded up to warps)."""
-
-    name = "gpu.num_subgroups"
-    result = result_def(IndexType)
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[IndexType()])
+def parse_choice(parser: Parser, what: str, choices: tuple[str, ...]) -> str:
+    """An identifier among ``choices``, else a parse error ``<what> must be one of ...``."""
+    pos = parser.pos
+    word = parser.parse_identifier()
+    if word not in choices:
+        parser.raise_error(f"{what} must be one of {', '.join(choices)}, got '{word}'", pos, parser.pos)
+    return word
 
 
 def _check_scalar_or_vector(op_name: str, type_: Attribute) -> None:
@@ -391,11 +384,7 @@ class ShuffleOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ShuffleOp:
-        pos = parser.pos
-        mode = parser.parse_identifier()
-        if mode not in SHUFFLE_MODES:
-            parser.raise_error(f"gpu.shuffle: mode must be one of {', '.join(SHUFFLE_MODES)}, got '{mode}'",
-                               pos, parser.pos)
+        mode = parse_choice(parser, "gpu.shuffle: mode", SHUFFLE_MODES)
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         offset = parser.parse_unresolved_operand()
@@ -454,11 +443,7 @@ class SubgroupReduceOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> SubgroupReduceOp:
-        pos = parser.pos
-        kind = parser.parse_identifier()
-        if kind not in REDUCE_KINDS:
-            parser.raise_error(f"gpu.subgroup_reduce: kind must be one of {', '.join(REDUCE_KINDS)}, "
-                               f"got '{kind}'", pos, parser.pos)
+        kind = parse_choice(parser, "gpu.subgroup_reduce: kind", REDUCE_KINDS)
         value = parser.parse_unresolved_operand()
         uniform = parser.parse_optional_keyword("uniform") is not None
         cluster = stride = None

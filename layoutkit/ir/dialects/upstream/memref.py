@@ -33,6 +33,7 @@ from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from layoutkit.ir.dialects.upstream.gpu import parse_choice
 from layoutkit.ir.registry import register
 
 
@@ -88,11 +89,7 @@ class AtomicRMWOp(memref.AtomicRMWOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> AtomicRMWOp:
-        pos = parser.pos
-        kind = parser.parse_identifier()
-        if kind not in ATOMIC_KINDS:
-            parser.raise_error(f"memref.atomic_rmw: kind must be one of {', '.join(ATOMIC_KINDS)}, "
-                               f"got '{kind}'", pos, parser.pos)
+        kind = parse_choice(parser, "memref.atomic_rmw: kind", ATOMIC_KINDS)
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         target = parser.parse_unresolved_operand()
