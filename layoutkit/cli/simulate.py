@@ -8,6 +8,15 @@ element type and shape) or ``name=number`` for scalar arguments. After the run e
 argument is written to ``DIR/name.npy`` when ``--out`` is given; a summary line per array is
 printed either way. ``--bank-conflicts`` prints, per shared-memory op, the wavefronts its
 warps needed against the conflict-free ideal.
+
+A host function (a ``func.func`` launching kernels with ``gpu.launch_func``) runs with
+``--function NAME`` instead of ``--kernel``/``--grid``/``--block``; its results are written
+to ``DIR/result0.npy``, ``DIR/result1.npy``, ... (scalars as 0-d arrays)::
+
+    layoutkit simulate pipeline.mlir --function main --arg x=x.npy --arg alpha=0.5 --out res/
+
+``--max-steps N`` stops a run after N executed IR ops (default 10**8) with an error naming
+the loop that ran away.
 """
 
 from __future__ import annotations
@@ -110,37 +119,63 @@ def _summary(name: str, array: np.ndarray) -> str:
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--kernel", required=True, help="Name of the kernel gpu.func to run.")
-@click.option("--grid", required=True, help="Blocks per grid: X[,Y,Z].")
-@click.option("--block", required=True, help="Threads per block: X[,Y,Z].")
+@click.option("--kernel", default=None, help="Name of the kernel gpu.func to run (with --grid, --block).")
+@click.option("--function", "function", default=None,
+              help="Name of a host func.func to run instead: it launches kernels with gpu.launch_func.")
+@click.option("--grid", default=None, help="Blocks per grid: X[,Y,Z] (with --kernel).")
+@click.option("--block", default=None, help="Threads per block: X[,Y,Z] (with --kernel).")
 @click.option("--arg", "arg_texts", multiple=True, help="name=file.npy or name=number (repeat).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Write every memref argument to DIR/name.npy after the run.")
+              help="Write every memref argument to DIR/name.npy after the run (and a host "
+                   "function's results to DIR/result0.npy, ...).")
 @click.option("--warp-size", default=32, type=int, show_default=True,
               help="Lanes per warp (64 for AMD-style subgroups).")
 @click.option("--bank-conflicts", is_flag=True,
               help="Count shared-memory wavefronts per op (32 four-byte banks).")
-def command(file: str, kernel: str, grid: str, block: str, arg_texts: tuple[str, ...],
-            out_dir: str | None, warp_size: int, bank_conflicts: bool) -> None:
-    """Run KERNEL of the MLIR FILE on the lockstep SIMT simulator."""
-    from layoutkit.backends.simt import simulate
+@click.option("--max-steps", default=None, type=int,
+              help="Stop a run after this many executed IR ops (default 10**8): a runaway loop "
+                   "is an error naming its line.")
+def command(file: str, kernel: str | None, function: str | None, grid: str | None, block: str | None,
+            arg_texts: tuple[str, ...], out_dir: str | None, warp_size: int, bank_conflicts: bool,
+            max_steps: int | None) -> None:
+    """Run KERNEL (or a host FUNCTION) of the MLIR FILE on the lockstep SIMT simulator."""
+    from layoutkit.backends.simt import run_function, simulate
     from layoutkit.backends.simt.launch import WARP_SIZES
+    from layoutkit.backends.simt.machine import DEFAULT_MAX_STEPS
     from layoutkit.ir import parse_module
 
-    grid_dims, block_dims = parse_dims("grid", grid), parse_dims("block", block)
+    if (kernel is None) == (function is None):
+        raise LayoutError("give one of --kernel NAME (with --grid, --block) or --function NAME")
+    if function is not None and (grid is not None or block is not None or bank_conflicts):
+        raise LayoutError("--function: a host function launches its kernels with their own sizes; "
+                          "--grid, --block and --bank-conflicts go with --kernel")
+    if kernel is not None and (grid is None or block is None):
+        raise LayoutError(f"--kernel {kernel}: needs --grid and --block")
+    if max_steps is not None and max_steps < 1:
+        raise LayoutError(f"--max-steps: expected a positive integer, got {max_steps}")
+    max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
     if warp_size not in WARP_SIZES:
         raise LayoutError(f"--warp-size: expected one of {', '.join(map(str, WARP_SIZES))}, got {quote(str(warp_size))}")
+    dims = (parse_dims("grid", grid), parse_dims("block", block)) if kernel is not None else None
     module = parse_module(read_source(file))
     args = parse_args(arg_texts)
     out_path = prepare_out_dir(out_dir) if out_dir is not None else None
-    report = simulate(module, kernel, grid_dims, block_dims, args, warp_size=warp_size,
-                      bank_conflicts=bank_conflicts)
-    click.echo(str(report))
-    if report.shared_wavefronts is not None:
-        for label, (wavefronts, ideal) in report.shared_wavefronts.items():
-            click.echo(f"shared {wavefronts} wavefronts (ideal {ideal}, "
-                       f"{wavefronts / max(ideal, 1):.1f}x): {label}")
     arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}
+    if function is not None:
+        reports: list = []
+        results = run_function(module, function, args, warp_size=warp_size, max_steps=max_steps,
+                               reports=reports)
+        for report in reports:
+            click.echo(str(report))
+        arrays |= {f"result{i}": np.asarray(value) for i, value in enumerate(results)}
+    else:
+        report = simulate(module, kernel, *dims, args, warp_size=warp_size,
+                          bank_conflicts=bank_conflicts, max_steps=max_steps)
+        click.echo(str(report))
+        if report.shared_wavefronts is not None:
+            for label, (wavefronts, ideal) in report.shared_wavefronts.items():
+                click.echo(f"shared {wavefronts} wavefronts (ideal {ideal}, "
+                           f"{wavefronts / max(ideal, 1):.1f}x): {label}")
     for name, array in arrays.items():
         click.echo(_summary(name, array))
         if out_path is not None:

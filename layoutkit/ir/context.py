@@ -82,13 +82,37 @@ class _LocatingParser(Parser):
             return FloatAttr(float("-inf") if value < 0 else float("inf"), element_type)
 
 
+def _xdsl_op_names(dialect: str) -> set[str]:
+    """The op names xDSL defines for ``dialect`` (empty when xDSL has no such dialect)."""
+    from xdsl.dialects import get_all_dialects
+
+    factory = get_all_dialects().get(dialect)
+    return {op.name for op in factory().operations} if factory is not None else set()
+
+
+def _unsupported_op(message: str) -> str | None:
+    """The op an xDSL parse error is about when it is an MLIR op layoutkit does not read:
+    xDSL knows it only in the generic form ("does not have a custom format"), or defines it
+    in a dialect whose ops layoutkit registers itself (``gpu.launch``)."""
+    found = re.match(r"Operation (\S+) does not have a custom format", message)
+    if found:
+        return found.group(1)
+    found = re.match(r"Operation (\S+) is not registered", message)
+    if found and found.group(1) in _xdsl_op_names(found.group(1).split(".")[0]):
+        return found.group(1)
+    return None
+
+
 def _line_of(start: int, message: str, text: str) -> str:
     """``line L, column C: message (in 'source line')`` for the text offset ``start``."""
-    unknown = re.match(r"Operation (\S+) is not registered", message)
+    unknown = re.match(r"Operation (\S+) (is not registered|does not have a custom format)", message)
     if unknown and text.rfind(unknown.group(1), 0, start + 1) >= 0:
         # xDSL points after an unknown op without results; point at its name
         start = text.rfind(unknown.group(1), 0, start + 1)
     line = text.count("\n", 0, start) + 1
+    unsupported = _unsupported_op(message)
+    if unsupported:
+        return f"'{unsupported}' is not supported by layoutkit (line {line})"
     column = start - (text.rfind("\n", 0, start) + 1) + 1
     lines = text.split("\n")
     source = lines[line - 1].strip() if line <= len(lines) else ""

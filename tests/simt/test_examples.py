@@ -96,9 +96,9 @@ def test_matmul_mma(m, n, k, grid):
 
 def test_launch_split_into_block_chunks(monkeypatch):
     """Large launches run a chunk of blocks at a time; results and reports stay exact."""
-    import layoutkit.backends.simt as simt
+    import layoutkit.backends.simt.host as host
 
-    monkeypatch.setattr(simt, "MAX_THREADS_PER_CHUNK", 3 * 256)  # 3 blocks per chunk
+    monkeypatch.setattr(host, "MAX_THREADS_PER_CHUNK", 3 * 256)  # 3 blocks per chunk
     x = np.arange(96 * 160, dtype=np.float32).reshape(96, 160)
     out = np.zeros((160, 96), np.float32)
     report = layoutkit.simulate(module("transpose_swizzled"), "transpose_swizzled", grid=(5, 3),

@@ -92,7 +92,7 @@ class FunctionEmitter:
     def run(self) -> list[str]:
         block = self.func.body.blocks[0]
         params = []
-        for arg in block.args:
+        for arg in getattr(self.func, "arguments", block.args):  # a gpu.func's without attributions
             name = self.name_of(arg, "arg")
             try:
                 if type(arg.type).__name__ == "MemRefType":
@@ -106,6 +106,10 @@ class FunctionEmitter:
                     self.exprs[arg] = name
             except LayoutError as err:
                 raise self.error(self.func, f"argument %{arg.name_hint or name}: {err}") from None
+        for shared, args in ((True, getattr(self.func, "workgroup_arguments", ())),
+                             (False, getattr(self.func, "private_arguments", ()))):
+            for arg in args:
+                self.declare_array(arg, memref_info(arg.type, f"kernel @{self.kernel_name}: attribution"), shared)
         for op in block.ops:
             self.op(op)
         kernel = is_kernel(self.func)
@@ -116,6 +120,16 @@ class FunctionEmitter:
             head += f" __launch_bounds__({threads})"
         signature = f"{head} {self.kernel_name}({', '.join(params)}) {{"
         return [signature, *self.shared_decls, *self.lines, "}"]
+
+    def declare_array(self, value: Any, info: Any, shared: bool) -> None:
+        """A ``__shared__`` (block-wide) or local (per-thread) array holding memref ``value``."""
+        name = self.name_of(value, "buffer")
+        dims = "".join(f"[{d}]" for d in info.shape) or "[1]"
+        if shared:
+            self.shared_decls.append(f"  __shared__ __align__(16) {info.element.c} {name}{dims};")
+        else:
+            self.emit(f"__align__(16) {info.element.c} {name}{dims};")
+        self.views[value] = View(name, info, multi_dim=info.identity and bool(info.shape))
 
     def region(self, block: Any) -> None:
         self.depth += 1
@@ -212,6 +226,11 @@ class ModuleEmitter:
         for op in self.module.walk():
             if op.name == "memref.global":
                 out.append(self.global_decl(op))
+        hosts = [symbol_name(op) for op in self.module.walk()
+                 if op.name == "func.func" and op.parent_op() is self.module]
+        if hosts:
+            out.append(f"// host function(s) @{', @'.join(hosts)} not emitted (the CUDA backend emits "
+                       "kernels; run host code with: layoutkit simulate FILE --function NAME)")
         ordered = [f for f in funcs if not is_kernel(f)] + [f for f in funcs if is_kernel(f)]
         for func in ordered:
             out.extend(FunctionEmitter(self, func).run())

@@ -72,7 +72,7 @@ def _kernel_params(module: Any, kernel: str) -> list[tuple[str, Any]]:
 
             if _symbol_name(op) == kernel:
                 return [(arg.name_hint or f"arg{i}", arg.type)
-                        for i, arg in enumerate(op.body.blocks[0].args)]
+                        for i, arg in enumerate(getattr(op, "arguments", op.body.blocks[0].args))]
     raise LayoutError(f"kernel: no gpu.func named {quote(kernel)} in the module")
 
 

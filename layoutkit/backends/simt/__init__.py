@@ -17,16 +17,13 @@ thread and index.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from layoutkit.backends.simt.errors import SimulationError
-from layoutkit.backends.simt.launch import Chunk, Geometry, bind_arguments, launch_dims
-from layoutkit.backends.simt.machine import Machine, Stats
-
-# at most this many thread slots are simulated at once; more blocks run chunk by chunk
-MAX_THREADS_PER_CHUNK = 1 << 20
+from layoutkit.backends.simt.host import check_max_steps, run_function, run_kernel
+from layoutkit.backends.simt.launch import Geometry, bind_arguments, launch_dims
+from layoutkit.backends.simt.machine import DEFAULT_MAX_STEPS, Stats
 
 
 @dataclass(frozen=True)
@@ -56,7 +53,8 @@ class SimulationReport:
 
 
 def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
-             warp_size: int = 32, bank_conflicts: bool = False) -> SimulationReport:
+             warp_size: int = 32, bank_conflicts: bool = False,
+             max_steps: int = DEFAULT_MAX_STEPS) -> SimulationReport:
     """Run ``kernel`` of ``module`` (a parsed module or MLIR text) on ``grid`` x ``block``.
 
     ``args`` maps argument names (the kernel's ``%name``) to numpy arrays (memref
@@ -65,21 +63,19 @@ def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
     a barrier not reached by all threads of a block. ``bank_conflicts=True`` also counts
     shared-memory wavefronts per op with layoutkit.analysis's bank model (32 four-byte banks,
     64- and 128-bit accesses served in phases of 16 and 8 lanes; each buffer bank-aligned).
+    A run that executes more than ``max_steps`` IR ops (a loop running away) stops with a
+    :class:`SimulationError` naming the loop and its line.
     """
     from layoutkit.ir import find_kernel, parse_module
 
     if isinstance(module, str):
         module = parse_module(module)
+    check_max_steps(max_steps)
     func = find_kernel(module, kernel)
     geometry = Geometry(launch_dims("grid", grid), launch_dims("block", block), warp_size)
     values = bind_arguments(func, args)
-    stats = Stats(count_banks=bank_conflicts)
-    start = time.perf_counter()
-    per_chunk = max(1, MAX_THREADS_PER_CHUNK // geometry.slots_per_block)
-    for first in range(0, geometry.blocks, per_chunk):
-        chunk = Chunk(geometry, first, min(per_chunk, geometry.blocks - first))
-        Machine(func, chunk, values, stats).run()
-    seconds = time.perf_counter() - start
+    stats = Stats(count_banks=bank_conflicts, max_steps=max_steps)
+    seconds = run_kernel(func, geometry, values, stats)
     wavefronts = None
     if stats.banks is not None:
         wavefronts = {_op_label(op): (w, ideal) for op, (w, ideal) in stats.banks.items()}
@@ -94,4 +90,4 @@ def _op_label(op) -> str:
     return f"line {line}: {text}" if line else text
 
 
-__all__ = ["SimulationError", "SimulationReport", "simulate"]
+__all__ = ["SimulationError", "SimulationReport", "run_function", "simulate"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, NoneAttr, VectorType
 
@@ -108,26 +109,30 @@ class Chunk:
         return f"block {b}, thread {th}"
 
 
-def bind_arguments(kernel: gpu.FuncOp, args) -> list:
-    """Check the caller's arrays against the kernel signature; return per-argument values."""
-    block = kernel.body.blocks[0]
-    names = [a.name_hint or f"arg{i}" for i, a in enumerate(block.args)]
+def bind_arguments(kernel, args) -> list:
+    """Check the caller's arrays against the signature of ``kernel`` (a ``gpu.func``, or a
+    host ``func.func``); return per-argument values."""
+    params = getattr(kernel, "arguments", None)  # a kernel's, without its attributions
+    if not isinstance(params, tuple):  # a host func.func
+        params = tuple(kernel.body.blocks[0].args)
+    what = "kernel" if isinstance(kernel, gpu.FuncOp) else "function"
+    names = [a.name_hint or f"arg{i}" for i, a in enumerate(params)]
     if isinstance(args, dict):
         unknown = set(args) - set(names)
         if unknown:
-            raise LayoutError(f"args: kernel @{kernel.sym_name.data} has no argument "
+            raise LayoutError(f"args: {what} @{kernel.sym_name.data} has no argument "
                               f"'{sorted(unknown)[0]}' (arguments: {', '.join(names)})")
         missing = [n for n in names if n not in args]
         if missing:
-            raise LayoutError(f"args: missing argument '{missing[0]}' of kernel @{kernel.sym_name.data}")
+            raise LayoutError(f"args: missing argument '{missing[0]}' of {what} @{kernel.sym_name.data}")
         ordered = [args[n] for n in names]
     else:
         ordered = list(args)
         if len(ordered) != len(names):
-            raise LayoutError(f"args: kernel @{kernel.sym_name.data} takes {len(names)} arguments "
+            raise LayoutError(f"args: {what} @{kernel.sym_name.data} takes {len(names)} arguments "
                               f"({', '.join(names)}), got {len(ordered)}")
     values = []
-    for name, arg, given in zip(names, block.args, ordered):
+    for name, arg, given in zip(names, params, ordered):
         type_ = arg.type
         if isinstance(type_, MemRefType):
             if not isinstance(given, np.ndarray):
@@ -137,7 +142,7 @@ def bind_arguments(kernel: gpu.FuncOp, args) -> list:
                 raise LayoutError(f"args: argument '{name}' has dtype {given.dtype}, {type_} needs {dtype}")
             shape = tuple(type_.get_shape())
             if len(shape) != given.ndim or any(s >= 0 and s != g for s, g in zip(shape, given.shape)):
-                raise LayoutError(f"args: argument '{name}' has shape {given.shape}, kernel expects {type_}")
+                raise LayoutError(f"args: argument '{name}' has shape {given.shape}, {what} expects {type_}")
             if not isinstance(type_.layout, NoneAttr) and "strided" in str(type_.layout):
                 raise LayoutError(f"args: argument '{name}': strided memref layouts are not simulated")
             if not given.flags.c_contiguous or not given.flags.writeable:
@@ -157,7 +162,13 @@ def _scalar(name: str, type_, given) -> np.ndarray:
     if isinstance(given, np.ndarray) or not isinstance(given, (int, float, np.number, np.bool_)):
         raise LayoutError(f"args: argument '{name}' is a scalar {type_}, got {type(given).__name__}")
     if is_float(dtype):
-        return np.array([float(given)], np.float64).astype(dtype)
+        number = float(given)
+        with np.errstate(over="ignore"):
+            value = np.array([number], np.float64).astype(dtype)
+        if np.isfinite(number) and not np.isfinite(value[0]):
+            raise LayoutError(f"args: argument '{name}' = {given!r} is out of range for {type_} "
+                              f"(largest finite value {float(ml_dtypes.finfo(dtype).max):.6g})")
+        return value
     number = float(given)
     if not np.isfinite(number) or number != int(number):
         raise LayoutError(f"args: argument '{name}' is an integer {type_}, got {given!r}")

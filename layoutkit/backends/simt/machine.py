@@ -39,11 +39,17 @@ from layoutkit.ir.dialects.upstream import gpu
 _STATIC_ATTRIBUTE = "_layoutkit_simt_static"
 
 
+DEFAULT_MAX_STEPS = 10**8  # executed IR ops of one run before it is stopped (a runaway loop)
+
+
 class Stats:
     """Counts of executed ops and thread-instructions (ops times active threads), and
-    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}."""
+    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}.
+    A run stops with an error naming the loop once more than ``max_steps`` ops executed."""
 
-    def __init__(self, count_banks: bool = False, check_races: bool = True) -> None:
+    def __init__(self, count_banks: bool = False, check_races: bool = True,
+                 max_steps: int = DEFAULT_MAX_STEPS) -> None:
+        self.max_steps = max_steps
         self.ops = 0
         self.thread_instructions = 0
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
@@ -121,6 +127,8 @@ def _releases(entry: Block) -> list[list[SSAValue]]:
 class Machine:
     """Runs one kernel over one chunk of blocks."""
 
+    what = "kernel"  # how errors name the function run
+
     def __init__(self, kernel: gpu.FuncOp, chunk: Chunk, globals_: list, stats: Stats):
         self.kernel = kernel
         self.chunk = chunk
@@ -141,6 +149,11 @@ class Machine:
         self.handlers: dict[type, Callable] = handlers()
         self.observers = ([RaceChecker()] if stats.check_races else []) + (
             [BankCounter(stats.banks)] if stats.banks is not None else [])
+        # gpu.func attributions: workgroup ones are shared buffers, private ones per thread
+        for arg in getattr(kernel, "workgroup_arguments", ()):
+            self.env[arg] = self.shared_buffer(kernel, arg.name_hint or "workgroup", arg.type)
+        for arg in getattr(kernel, "private_arguments", ()):
+            self.env[arg] = self.private_buffer(kernel, arg.name_hint or "private", arg.type)
 
     # ----------------------------------------------------------------- error reports
     def fail(self, op: Operation, message: str, thread: int | None = None) -> None:
@@ -148,7 +161,7 @@ class Machine:
         line = op_line(op)
         where = f" (line {line})" if line else ""
         who = f": {self.chunk.where(thread)}" if thread is not None else ""
-        raise SimulationError(f"kernel @{self.kernel.sym_name.data}: {text}{where}{who}: {message}")
+        raise SimulationError(f"{self.what} @{self.kernel.sym_name.data}: {text}{where}{who}: {message}")
 
     # ----------------------------------------------------------------- execution
     def run(self) -> None:
@@ -181,6 +194,8 @@ class Machine:
         if steps is None:
             steps = self._steps[block] = self._plan(block)
         stats = self.stats
+        if stats.ops > stats.max_steps:
+            self.step_limit(block)
         outer_full = self.full
         self.full = count == self.chunk.threads
         try:
@@ -194,6 +209,14 @@ class Machine:
             return None
         finally:
             self.full = outer_full
+
+    def step_limit(self, block: Block) -> None:
+        """Stop the run: it executed more ops than ``max_steps`` (the op owning ``block``,
+        usually a loop, is named with its line)."""
+        self.fail(block.parent_op() or self.kernel,
+                  f"stopped after {self.stats.ops} executed ops, more than the step limit "
+                  f"{self.stats.max_steps} (a loop that runs too long or forever? raise the "
+                  f"limit with --max-steps / max_steps=)")
 
     def _plan(self, block: Block) -> list:
         """(handler, op) per op of ``block``; handler None for its terminator."""
@@ -226,6 +249,19 @@ class Machine:
         buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
         self.shared.append(buffer)
         return buffer
+
+    def private_buffer(self, op, name: str, type_) -> Buffer:
+        """Private memory of memref type ``type_``: one copy per thread, element-major."""
+        shape = tuple(type_.get_shape())
+        size = int(np.prod(shape, dtype=np.int64))
+        dtype = element_dtype(type_)
+        total = size * dtype.itemsize * self.chunk.threads
+        if total > MAX_PRIVATE_BYTES:
+            self.fail(op, f"private memory of {size * dtype.itemsize} bytes per thread for "
+                          f"{self.chunk.threads} threads needs {total} bytes; the simulator "
+                          f"holds at most {MAX_PRIVATE_BYTES} per allocation")
+        data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see ops.memref.load
+        return Buffer(name, "private", shape, data, str(type_))
 
     def addresses(self, op, buffer: Buffer, indices, vshape, mask) -> np.ndarray:
         """Flat element offsets, shape (threads or 1, *vshape), of an access.

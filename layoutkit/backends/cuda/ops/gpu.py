@@ -40,6 +40,8 @@ emits(gpu.GridDimOp)(_dimension("gridDim"))
 emits(gpu.GlobalIdOp)(_dimension("global_id"))
 emits(gpu.LaneIdOp)(_value("int(lane_id())"))
 emits(gpu.SubgroupSizeOp)(_value("warpSize"))
+emits(gpu.SubgroupIdOp)(_value("int(linear_thread_id() / warpSize)"))
+emits(gpu.NumSubgroupsOp)(_value("int((blockDim.x * blockDim.y * blockDim.z + warpSize - 1) / warpSize)"))
 
 
 @emits(gpu.BarrierOp)

@@ -11,7 +11,9 @@ from layoutkit.backends.cuda.c_text import int_list, paren, prop
 from layoutkit.backends.cuda.emit import FunctionEmitter
 from layoutkit.backends.cuda.memrefs import MemrefInfo, View, memref_info
 from layoutkit.backends.cuda.registry import emits
+from layoutkit.backends.types import value_type
 from layoutkit.errors import quote
+from layoutkit.ir.dialects.upstream.memref import AtomicRMWOp
 
 
 @emits(memref.LoadOp)
@@ -35,15 +37,9 @@ def alloc(self: FunctionEmitter, op: Any) -> None:
     info = memref_info(result.type, f"kernel @{self.kernel_name}: {op.name}")
     if op.operands:
         raise self.error(op, "dynamic sizes are not supported by the CUDA backend")
-    name = self.name_of(result, "buffer")
-    dims = "".join(f"[{d}]" for d in info.shape) or "[1]"
-    if info.space == "workgroup":
-        self.shared_decls.append(f"  __shared__ __align__(16) {info.element.c} {name}{dims};")
-    elif info.space == "private" or op.name == "memref.alloca":
-        self.emit(f"__align__(16) {info.element.c} {name}{dims};")
-    else:
+    if info.space != "workgroup" and info.space != "private" and op.name != "memref.alloca":
         raise self.error(op, f"global-memory allocation inside a kernel is not supported: {quote(result.type)}")
-    self.views[result] = View(name, info, multi_dim=info.identity and bool(info.shape))
+    self.declare_array(result, info, shared=info.space == "workgroup")
 
 
 @emits(memref.GetGlobalOp)
@@ -99,3 +95,50 @@ def dim(self: FunctionEmitter, op: Any) -> None:
     if getattr(owner, "name", "") != "arith.constant":
         raise self.error(op, "needs a constant dimension index")
     self.exprs[op.results[0]] = str(info.shape[int(prop(owner, "value").value.data)])
+
+
+# memref.atomic_rmw kinds CUDA has an atomic function for, on the unsigned bits of the type
+_ON_BITS = {"addi": "atomicAdd", "andi": "atomicAnd", "ori": "atomicOr", "xori": "atomicXor",
+            "maxu": "atomicMax", "minu": "atomicMin", "assign": "atomicExch"}
+# the others combine in a compare-and-swap loop, with gpu.subgroup_reduce's combining text
+_CAS_COMBINE = {"mulf": "mul", "muli": "mul", "maxnumf": "maxnumf", "minnumf": "minnumf",
+                "maximumf": "maximumf", "minimumf": "minimumf", "addf": "add", "maxs": "maxsi",
+                "mins": "minsi"}
+
+
+@emits(AtomicRMWOp)
+def atomic_rmw(self: FunctionEmitter, op: Any) -> None:
+    """``atomicAdd`` / ``atomicMax`` / ... where CUDA has the operation for the type, else a
+    compare-and-swap loop on the element's bits::
+
+        unsigned seen = *(unsigned*)&x[i], expected;
+        do { expected = seen; seen = atomicCAS((unsigned*)&x[i], expected,
+                 bit_cast<unsigned>(bit_cast<float>(expected) * v)); } while (seen != expected);
+        const float old = bit_cast<float>(seen);
+    """
+    from layoutkit.backends.cuda.ops.gpu import combine
+
+    kind = op.kind_name
+    t = value_type(op.value.type)
+    if t.bits not in (32, 64) and t.kind != "index":
+        raise self.error(op, f"atomics on {t.bits}-bit elements are not supported by the CUDA backend")
+    view = self.view(op.memref, op)
+    address = f"&{view.element([self.expr(v) for v in op.indices])}"
+    value = self.expr(op.value)
+    bits = t.unsigned_c
+    if kind in _ON_BITS:
+        call = f"{_ON_BITS[kind]}(({bits}*){address}, bit_cast<{bits}>({value}))"
+        self.define(op.result, f"bit_cast<{t.c}>({call})")
+        return
+    if kind in ("addf", "maxs", "mins"):
+        function = {"addf": "atomicAdd", "maxs": "atomicMax", "mins": "atomicMin"}[kind]
+        self.define(op.result, f"{function}({address}, {value})")
+        return
+    name = self.name_of(op.result)
+    seen, expected = self.fresh(f"{name}_seen"), self.fresh(f"{name}_expected")
+    self.emit(f"{bits} {seen} = *({bits}*){address}, {expected};")
+    new = combine(_CAS_COMBINE[kind], f"bit_cast<{t.c}>({expected})", value, t)
+    self.emit(f"do {{ {expected} = {seen}; {seen} = atomicCAS(({bits}*){address}, {expected}, "
+              f"bit_cast<{bits}>({new})); }} while ({seen} != {expected});")
+    self.emit(f"const {t.c} {name} = bit_cast<{t.c}>({seen});")
+    self.exprs[op.result] = name

@@ -54,6 +54,16 @@ def subgroup_size(m, op, mask) -> None:
     m.env[op.result] = np.array([m.geometry.warp_size], np.int64)
 
 
+@handles(gpu.SubgroupIdOp)
+def subgroup_id(m, op, mask) -> None:
+    m.env[op.result] = m.chunk.local.astype(np.int64) // m.geometry.warp_size
+
+
+@handles(gpu.NumSubgroupsOp)
+def num_subgroups(m, op, mask) -> None:
+    m.env[op.result] = np.array([m.geometry.slots_per_block // m.geometry.warp_size], np.int64)
+
+
 @handles(gpu.BarrierOp)
 def barrier(m, op, mask) -> None:
     chunk = m.chunk
@@ -112,18 +122,30 @@ def shuffle(m, op, mask) -> None:
 
 @handles(gpu.SubgroupReduceOp)
 def subgroup_reduce(m, op, mask) -> None:
+    """Each cluster of ``size`` lanes ``i, i + stride, ...`` gets its reduction (the whole
+    warp without a cluster): the warp's lanes viewed as (groups, size, stride)."""
     threads = m.chunk.threads
     value = full(m.value(op.value), threads)
     ws = m.geometry.warp_size
     cluster = op.cluster_size.value.data if op.cluster_size is not None else ws
-    if cluster > ws:
-        m.fail(op, f"cluster size {cluster} exceeds the warp size {ws}")
+    stride = op.cluster_stride.value.data if op.cluster_stride is not None else 1
+    if cluster * stride > ws:
+        m.fail(op, f"cluster size {cluster} times stride {stride} exceeds the warp size {ws}")
     kind = op.op.data
     if op.uniform is not None:
         m.warp_check(op, mask, need_full=True)
     filled = np.where(expand(mask, value.ndim), value,
                       np.array(identity_of(kind, value.dtype)).astype(value.dtype))
-    grouped = filled.reshape(threads // cluster, cluster, *value.shape[1:])
-    reduced = reduce_kind(kind, grouped, 1)
-    out = np.repeat(reduced, cluster, axis=0)
+    rest = value.shape[1:]
+    grouped = filled.reshape(threads // (cluster * stride), cluster, stride, *rest)
+    reduced = reduce_kind(kind, grouped, 1)[:, None]
+    out = np.broadcast_to(reduced, grouped.shape).reshape(threads, *rest)
     m.env[op.result] = out.astype(value.dtype, copy=False)
+
+
+@handles(gpu.LaunchFuncOp)
+def launch_func(m, op, mask) -> None:
+    """A kernel launch from a host function (:mod:`~layoutkit.backends.simt.host`)."""
+    from layoutkit.backends.simt.host import launch
+
+    launch(m, op)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects import memref, vector
 
-from layoutkit.backends.simt.dtypes import element_dtype, vector_shape
+from layoutkit.backends.simt.atomics import atomic_update
+from layoutkit.backends.simt.dtypes import vector_shape
 from layoutkit.backends.simt.machine import (
-    MAX_PRIVATE_BYTES,
     expand,
     full,
     threads_first,
@@ -18,6 +18,7 @@ from layoutkit.backends.simt.machine import (
 from layoutkit.backends.simt.memory import Buffer
 from layoutkit.backends.simt.registry import handles
 from layoutkit.ir.dialects.upstream import gpu
+from layoutkit.ir.dialects.upstream.memref import AtomicRMWOp
 
 
 @handles(memref.DeallocOp)
@@ -33,16 +34,7 @@ def alloc(m, op, mask) -> None:
     if gpu.is_workgroup(type_.memory_space) and isinstance(op, memref.AllocOp):
         buffer = m.shared_buffer(op, op.memref.name_hint or "shared", type_)
     else:
-        size = int(np.prod(type_.get_shape(), dtype=np.int64))
-        dtype = element_dtype(type_)
-        total = size * dtype.itemsize * m.chunk.threads
-        if total > MAX_PRIVATE_BYTES:
-            m.fail(op, f"private memory of {size * dtype.itemsize} bytes per thread for "
-                          f"{m.chunk.threads} threads needs {total} bytes; the simulator "
-                          f"holds at most {MAX_PRIVATE_BYTES} per allocation")
-        data = np.zeros((size, m.chunk.threads), dtype)  # element-major: see load()
-        buffer = Buffer(op.memref.name_hint or "local", "private", tuple(type_.get_shape()), data,
-                        str(type_))
+        buffer = m.private_buffer(op, op.memref.name_hint or "local", type_)
     m.env[op.memref] = buffer
 
 
@@ -140,3 +132,26 @@ def store(m, op, mask) -> None:
     loc = m.shared_base(buffer, flat.shape[1:])[sel] + flat
     m.shared_access(op, buffer, "store", ids, flat, loc)
     buffer.data.reshape(-1)[loc] = value
+
+
+@handles(AtomicRMWOp)
+def atomic_rmw(m, op, mask) -> None:
+    """Sequentially consistent: colliding threads update in thread order (see
+    :mod:`~layoutkit.backends.simt.atomics`). On shared memory the access is checked as a
+    read (uninitialized memory, a race with a plain store) and then counts as stored."""
+    buffer: Buffer = m.env[op.memref]
+    indices = [m.env[v] for v in op.indices]
+    flat = full(m.addresses(op, buffer, indices, (), mask), m.chunk.threads)
+    ids = np.flatnonzero(mask)
+    values = full(m.value(op.value), m.chunk.threads)[ids]
+    loc = flat[ids]
+    data = buffer.data.reshape(-1)  # a view: every buffer's data is C-contiguous
+    if buffer.space == "private":  # element-major (elements, threads)
+        loc = loc * m.chunk.threads + ids
+    elif buffer.space == "shared":
+        loc = m.shared_base(buffer, ())[ids] + loc
+        m.shared_access(op, buffer, "load", ids, flat[ids].reshape(-1, 1), loc.reshape(-1, 1))
+        buffer.races.written[loc] = True
+    old = np.zeros(m.chunk.threads, buffer.data.dtype)
+    old[ids] = atomic_update(op.kind_name, data, loc, values)
+    m.env[op.result] = old

@@ -19,13 +19,21 @@ names a global of its type.
 from __future__ import annotations
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from layoutkit.ir.dialects.upstream.gpu import parse_choice
 from layoutkit.ir.registry import register
 
 
@@ -64,7 +72,79 @@ class GlobalOp(memref.GlobalOp):
             printer.print_string(f" {{alignment = {self.alignment.value.data} : i64}}")
 
 
-register("memref", [GlobalOp], upstream=memref.MemRef)
+# MLIR's arith::AtomicRMWKind, in its numbering (the generic form's ``kind = N : i64``)
+ATOMIC_KINDS = ("addf", "addi", "assign", "maximumf", "maxs", "maxu", "minimumf", "mins", "minu",
+                "mulf", "muli", "ori", "andi", "maxnumf", "minnumf", "xori")
+_FLOAT_KINDS = {"addf", "maximumf", "minimumf", "mulf", "maxnumf", "minnumf"}
+
+
+class AtomicRMWOp(memref.AtomicRMWOp):
+    """``%old = memref.atomic_rmw addf %v, %m[%i] : (f32, memref<8xf32>) -> f32``: reads the
+    element, stores ``old <kind> v`` in one indivisible step and returns ``old`` (xDSL's op
+    definition; MLIR's text form and kinds, :data:`ATOMIC_KINDS`)."""
+
+    @property
+    def kind_name(self) -> str:
+        return ATOMIC_KINDS[self.kind.value.data]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtomicRMWOp:
+        kind = parse_choice(parser, "memref.atomic_rmw: kind", ATOMIC_KINDS)
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        target = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_punctuation("(")
+        value_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        memref_type = parser.parse_type()
+        parser.parse_punctuation(")")
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        op = cls.build(
+            operands=[parser.resolve_operand(value, value_type), parser.resolve_operand(target, memref_type),
+                      [parser.resolve_operand(i, IndexType()) for i in indices]],
+            result_types=[result_type],
+            properties={"kind": IntegerAttr(ATOMIC_KINDS.index(kind), 64)},
+            attributes=attrs,
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind_name} ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.memref)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_operand)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : (")
+        printer.print_attribute(self.value.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.memref.type)
+        printer.print_string(") -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        number = self.kind.value.data
+        if not 0 <= number < len(ATOMIC_KINDS):
+            raise VerifyException(f"memref.atomic_rmw: unknown kind {number}")
+        kind = ATOMIC_KINDS[number]
+        is_float = not isinstance(self.value.type, IntegerType)
+        if kind != "assign" and (kind in _FLOAT_KINDS) != is_float:
+            want = "a float" if kind in _FLOAT_KINDS else "an integer"
+            raise VerifyException(f"memref.atomic_rmw: {kind} needs {want} type, got {self.value.type}")
+        if self.result.type != self.value.type:
+            raise VerifyException("memref.atomic_rmw: the result type must equal the value type")
+        if len(self.indices) != self.memref.type.get_num_dims():
+            raise VerifyException(f"memref.atomic_rmw: {self.memref.type} needs "
+                                  f"{self.memref.type.get_num_dims()} indices, got {len(self.indices)}")
+
+
+register("memref", [GlobalOp, AtomicRMWOp], upstream=memref.MemRef)
 
 
 def verify_get_globals(root: Operation) -> None:
