@@ -177,7 +177,7 @@ def _convert(expr: str, source: Scalar, target: Scalar) -> str:
     return f"({target.c})({expr})"
 
 
-@emits(vector.BroadcastOp, vops.BroadcastOp)
+@emits(vops.BroadcastOp)
 def broadcast(self: FunctionEmitter, op: Any) -> None:
     """A scalar or size-1 vector splats; otherwise each result element reads the source at
     its trailing indices, 0 along the source's size-1 dims."""

@@ -91,7 +91,7 @@ def _transfer_elements(m, op, buffer: Buffer, vshape, mask):
     return np.broadcast_to(flat, full_shape), accessed
 
 
-@handles(vector.BroadcastOp, vops.BroadcastOp)
+@handles(vops.BroadcastOp)
 def broadcast(m, op, mask) -> None:
     """Leading dims added, size-1 dims stretched (MLIR's rule, checked by the verifier)."""
     src = m.value(op.source)
