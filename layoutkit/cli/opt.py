@@ -124,17 +124,14 @@ def print_ir(module, generic: bool = False, debuginfo: bool = False) -> str:
 
 def passes_help() -> str:
     """The text of ``--list-passes``: every pass with its options, every pipeline."""
-    from xdsl.passes import get_pass_option_infos
-
-    from layoutkit.passes import PASSES, pass_class, pass_summary
+    from layoutkit.passes import PASSES, pass_options, pass_summary
     from layoutkit.pipelines import PIPELINES
 
     lines = ["Passes (--NAME or --NAME=\"option=value ...\"):"]
     for name in sorted(PASSES):
         lines.append(f"  --{name:<24} {pass_summary(name)}".rstrip())
-        for info in get_pass_option_infos(pass_class(name)):
-            default = "" if info.default_value is None else f" = {info.default_value}"
-            lines.append(f"      {info.name.replace('_', '-')}: {info.expected_type}{default}")
+        for option, type_text, default in pass_options(name):
+            lines.append(f"      {option}: {type_text}{'' if default is None else ' = ' + default}")
     lines.append("Pipelines (--NAME):")
     for name, (pipeline, purpose) in sorted(PIPELINES.items()):
         lines.append(f"  --{name:<24} {pipeline}: {purpose}")

@@ -46,6 +46,21 @@ def pass_summary(name: str) -> str:
     return next((line for line in lines if line), _SUMMARIES.get(name, ""))
 
 
+def pass_options(name: str) -> list[tuple[str, str, str | None]]:
+    """``(option, type, default)`` of each option of the pass ``name``, as its flag spells
+    them: ``('max-iterations', 'int', '10')``; the default is None for a required option."""
+    import dataclasses
+    import typing
+
+    from xdsl.utils.hints import type_repr
+
+    cls = pass_class(name)
+    hints = typing.get_type_hints(cls)
+    return [(field.name.replace("_", "-"), type_repr(hints[field.name]),
+             None if field.default is dataclasses.MISSING else str(field.default).lower())
+            for field in dataclasses.fields(cls)]
+
+
 def pass_class(name: str) -> type:
     """The ModulePass class registered as ``name``, or a LayoutError listing the passes."""
     from xdsl.passes import ModulePass
@@ -66,4 +81,4 @@ def available_passes() -> dict[str, Callable[[], type]]:
     return {name: (lambda name=name: pass_class(name)) for name in PASSES}
 
 
-__all__ = ["PASSES", "available_passes", "pass_class", "pass_summary"]
+__all__ = ["PASSES", "available_passes", "pass_class", "pass_options", "pass_summary"]

@@ -18,7 +18,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
     "cleanup": ("canonicalize,cse", "fold and simplify, then merge equal pure ops (after a rewrite)"),
 }
 
-_ANCHOR = re.compile(r"\s*builtin\.module\s*\((?P<body>.*)\)\s*", re.DOTALL)
+_ANCHOR = re.compile(r"builtin\.module\((?P<body>.*)\)", re.DOTALL)
 
 
 def pipeline_text(name: str) -> str:
@@ -38,6 +38,9 @@ def parse_pass_pipeline(text: str, field: str = "--pass-pipeline") -> tuple:
     from xdsl.utils.arg_spec import parse_pipeline
     from xdsl.utils.exceptions import ArgSpecParseError
 
+    # spaces only matter inside an option list: 'builtin.module(cse, dce)' is 'cse,dce'
+    text = "".join(part if part.startswith("{") else re.sub(r"\s+", "", part)
+                   for part in re.split(r"(\{[^{}]*\})", text))
     anchored = _ANCHOR.fullmatch(text)
     body = anchored.group("body") if anchored else text
     if "(" in body:
