@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from layoutkit.core.display import set_svg_view
 from layoutkit.errors import LayoutError
 
 __version__ = "0.1.0"
@@ -47,3 +48,13 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(__all__)
+
+
+def _notebook_svg(layout: Any) -> str | None:
+    # the views layer (and matplotlib) load on the first picture, not on import
+    from layoutkit.render.notebook import layout_svg_or_none
+
+    return layout_svg_or_none(layout)
+
+
+set_svg_view(_notebook_svg)
