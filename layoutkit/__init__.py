@@ -10,7 +10,10 @@ Names are imported lazily so that ``import layoutkit`` stays light: the IR (xDSL
 
 from __future__ import annotations
 
+from typing import Any
+
 from layoutkit._lazy import lazy_exports
+from layoutkit.core.display import set_svg_view
 from layoutkit.errors import LayoutError
 
 __version__ = "0.1.0"
@@ -37,3 +40,13 @@ __all__ = ["LayoutError", "__version__", *_EXPORTS]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+
+def _notebook_svg(layout: Any) -> str | None:
+    # the views layer (and matplotlib) load on the first picture, not on import
+    from layoutkit.render.notebook import layout_svg_or_none
+
+    return layout_svg_or_none(layout)
+
+
+set_svg_view(_notebook_svg)

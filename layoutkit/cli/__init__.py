@@ -3,7 +3,8 @@ command named ``command`` and is imported only when run, so ``layoutkit show`` n
 xDSL or matplotlib.
 
 Every user-caused error (a :class:`~layoutkit.errors.LayoutError`, bad options, a missing
-file) prints one ``error: ...`` line on stderr and exits with status 2.
+file) prints one ``error: ...`` line on stderr and exits with status 2; an error at a place
+in an input file (:class:`SourceError`) prints as a compiler does, ``FILE:LINE:COL: error: ...``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ SUBCOMMANDS = {
     "transform": ("layoutkit.cli.transform", "Compose rocMLIR transform maps; bounds and index diffs."),
     "simulate": ("layoutkit.cli.simulate", "Run a GPU kernel on the CPU simulator."),
     "emit-cuda": ("layoutkit.cli.emit_cuda", "Print (and compile) CUDA C++ for a kernel module."),
+    "opt": ("layoutkit.cli.opt", "Run passes over MLIR text, as mlir-opt does."),
 }
+
+
+class SourceError(LayoutError):
+    """A LayoutError at a place in an input file: ``where`` is ``FILE:LINE:COL`` (or ``FILE``)."""
+
+    def __init__(self, where: str, message: str):
+        super().__init__(message)
+        self.where = where
 
 
 class LazyGroup(click.Group):
@@ -58,10 +68,12 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning every user error into one ``error:`` line, exit 2."""
+    where = None
     try:
         cli.main(args=argv, prog_name="layoutkit", standalone_mode=False)
     except LayoutError as err:
         message = str(err)
+        where = getattr(err, "where", None)
     except click.exceptions.Exit as err:
         return err.exit_code
     except click.Abort:
@@ -72,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         message = str(err)
     else:
         return 0
-    click.echo(f"error: {one_line(message)}", err=True)
+    click.echo(f"{one_line(where) + ': ' if where else ''}error: {one_line(message)}", err=True)
     return 2
 
 

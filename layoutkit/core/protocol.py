@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit.core.display import svg_view
 from layoutkit.errors import LayoutError, quote
 
 DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
@@ -131,23 +132,9 @@ class LayoutBase:
         hits = np.argwhere(np.all(tab == np.asarray(coord_t), axis=-1))
         return [dict(zip(hw, map(int, row))) for row in hits]
 
-    def _repr_svg_(self) -> str | None:  # Jupyter display, needs the plot extra
-        try:
-            from layoutkit.render.picture import layout_svg
-        except ImportError:
-            return None
-        shape = None
-        try:
-            self.tensor_shape(None)
-        except LayoutError:  # a shape-free encoding: draw it on its natural shape, if it has one
-            natural_shape = getattr(self, "natural_shape", None)
-            if natural_shape is None:
-                return None
-            shape = natural_shape()
-        try:
-            return layout_svg(self, shape)
-        except LayoutError:
-            return None
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's display: the picture the views layer registered (layoutkit.core.display)."""
+        return svg_view(self)
 
 
 def aligned_tables(a: Any, b: Any, shape: Any = None) -> tuple[np.ndarray, np.ndarray]:

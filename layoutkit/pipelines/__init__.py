@@ -1,0 +1,77 @@
+"""Named pass pipelines, and reading pass-pipeline text into passes.
+
+A pipeline is a name for pass-pipeline text, as ``--pass-pipeline`` takes it (passes with
+their options, ``,`` between them). Registering one is one line in :data:`PIPELINES`; it
+then runs as ``layoutkit opt --NAME`` and may appear inside other pipelines' text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from layoutkit.errors import LayoutError, quote
+from layoutkit.passes import PASSES, pass_class
+
+#: pipeline name -> (pass-pipeline text, what it is for)
+PIPELINES: dict[str, tuple[str, str]] = {
+    "cleanup": ("canonicalize,cse", "fold and simplify, then merge equal pure ops (after a rewrite)"),
+}
+
+_ANCHOR = re.compile(r"builtin\.module\((?P<body>.*)\)", re.DOTALL)
+
+
+def pipeline_text(name: str) -> str:
+    """The pass-pipeline text of the pipeline ``name``."""
+    if name not in PIPELINES:
+        raise LayoutError(f"pipeline: no pipeline named {quote(name)} (pipelines: {', '.join(sorted(PIPELINES))})")
+    return PIPELINES[name][0]
+
+
+def parse_pass_pipeline(text: str, field: str = "--pass-pipeline") -> tuple:
+    """The ModulePass instances of pass-pipeline ``text``, in order, pipelines expanded.
+
+    ``text`` is mlir-opt's ``builtin.module(p1{opt=1 flag=true},p2)`` or just its body
+    ``p1{opt=1},p2``; options are read by xDSL into the pass's dataclass fields. Errors
+    are LayoutErrors naming ``field``, e.g. ``--pass-pipeline: column 4: ...``.
+    """
+    from xdsl.utils.arg_spec import parse_pipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    # spaces only matter inside an option list: 'builtin.module(cse, dce)' is 'cse,dce'
+    text = "".join(part if part.startswith("{") else re.sub(r"\s+", "", part)
+                   for part in re.split(r"(\{[^{}]*\})", text))
+    anchored = _ANCHOR.fullmatch(text)
+    body = anchored.group("body") if anchored else text
+    if "(" in body:
+        raise LayoutError(f"{field}: nested pipelines are not supported (the passes run on the whole "
+                          f"module; write 'builtin.module(p1,p2)'), got {quote(text)}")
+    try:
+        specs = list(parse_pipeline(body))
+    except ArgSpecParseError as err:  # a BaseException: its message has the column and a caret
+        lines = str(err).strip().splitlines()
+        column = re.search(r":\d+:(\d+)", str(err))
+        where = f"column {int(column.group(1)) + (anchored.start('body') if anchored else 0)}: " if column else ""
+        raise LayoutError(f"{field}: {where}{lines[-1].strip()} (in {quote(text)})") from None
+    passes = []
+    for spec in specs:
+        if spec.name in PIPELINES:
+            if spec.parameters:
+                raise LayoutError(f"{field}: pipeline {quote(spec.name)} takes no options, got {quote(spec)}")
+            passes.extend(parse_pass_pipeline(pipeline_text(spec.name), f"{field}: pipeline {spec.name}"))
+        elif spec.name in PASSES:
+            where = field if field == f"--{spec.name}" else f"{field}: {spec.name}"
+            cls = pass_class(spec.name)
+            if spec.parameters and not dataclasses.fields(cls):
+                raise LayoutError(f"{where}: takes no options, got {quote(spec)}")
+            try:
+                passes.append(cls.from_spec(spec))
+            except ValueError as err:
+                raise LayoutError(f"{where}: {err}") from None
+        else:
+            raise LayoutError(f"{field}: no pass or pipeline named {quote(spec.name)} "
+                              f"(see layoutkit opt --list-passes)")
+    return tuple(passes)
+
+
+__all__ = ["PIPELINES", "parse_pass_pipeline", "pipeline_text"]
