@@ -220,8 +220,9 @@ class ForallOp(IRDLOperation):
             raise VerifyException(f"{self.name}: needs at least one induction variable")
         block = self.body.block
         if len(block.args) != rank + len(self.outputs):
-            raise VerifyException(f"{self.name}: expects {rank + len(self.outputs)} block "
-                                  f"arguments, got {len(block.args)}")
+            raise VerifyException(f"{self.name}: {rank} bounds and {len(self.outputs)} shared_outs "
+                                  f"need {rank + len(self.outputs)} block arguments (induction "
+                                  f"variables, then shared outputs), got {len(block.args)}")
         if any(not isinstance(a.type, IndexType) for a in block.args[:rank]):
             raise VerifyException(f"{self.name}: induction variables must be index")
         if len(self.res) != len(self.outputs):
