@@ -15,14 +15,20 @@ from layoutkit.backends.types import c_type
 from layoutkit.ir.dialects.upstream import scf as upstream_scf
 
 
-@emits(scf.IfOp)
-def if_(self: FunctionEmitter, op: Any) -> None:
+def declare_results(self: FunctionEmitter, op: Any) -> list[str]:
+    """Declare a local per result of ``op`` (assigned by its regions' ``scf.yield``)."""
     results = []
     for result in op.results:
         name = self.name_of(result)
         self.emit(f"{c_type(result.type)} {name};")
         self.exprs[result] = name
         results.append(name)
+    return results
+
+
+@emits(scf.IfOp)
+def if_(self: FunctionEmitter, op: Any) -> None:
+    results = declare_results(self, op)
     then_region, else_region = op.regions[0], op.regions[1]
     self.emit(f"if ({self.expr(op.operands[0])}) {{")
     self.branch(then_region, results)
@@ -104,12 +110,7 @@ def while_(self: FunctionEmitter, op: Any) -> None:
 def index_switch(self: FunctionEmitter, op: Any) -> None:
     """``scf.index_switch``: a C ``switch`` with one braced ``case`` per region, results as
     locals assigned by each region's ``scf.yield``."""
-    results = []
-    for result in op.results:
-        name = self.name_of(result)
-        self.emit(f"{c_type(result.type)} {name};")
-        self.exprs[result] = name
-        results.append(name)
+    results = declare_results(self, op)
     self.emit(f"switch ({self.expr(op.arg)}) {{")
     labels = [f"case {c}:" for c in op.cases.get_values()] + ["default:"]
     for label, region in zip(labels, [*op.case_regions, op.default_region]):
