@@ -12,16 +12,23 @@ from layoutkit.backends.cuda.c_text import paren
 from layoutkit.backends.cuda.emit import FunctionEmitter
 from layoutkit.backends.cuda.registry import emits
 from layoutkit.backends.types import c_type
+from layoutkit.ir.dialects.upstream import scf as upstream_scf
 
 
-@emits(scf.IfOp)
-def if_(self: FunctionEmitter, op: Any) -> None:
+def declare_results(self: FunctionEmitter, op: Any) -> list[str]:
+    """Declare a local per result of ``op`` (assigned by its regions' ``scf.yield``)."""
     results = []
     for result in op.results:
         name = self.name_of(result)
         self.emit(f"{c_type(result.type)} {name};")
         self.exprs[result] = name
         results.append(name)
+    return results
+
+
+@emits(scf.IfOp)
+def if_(self: FunctionEmitter, op: Any) -> None:
+    results = declare_results(self, op)
     then_region, else_region = op.regions[0], op.regions[1]
     self.emit(f"if ({self.expr(op.operands[0])}) {{")
     self.branch(then_region, results)
@@ -97,3 +104,42 @@ def while_(self: FunctionEmitter, op: Any) -> None:
             self.op(inner)
     self.depth -= 1
     self.emit("}")
+
+
+@emits(scf.IndexSwitchOp)
+def index_switch(self: FunctionEmitter, op: Any) -> None:
+    """``scf.index_switch``: a C ``switch`` with one braced ``case`` per region, results as
+    locals assigned by each region's ``scf.yield``."""
+    results = declare_results(self, op)
+    self.emit(f"switch ({self.expr(op.arg)}) {{")
+    labels = [f"case {c}:" for c in op.cases.get_values()] + ["default:"]
+    for label, region in zip(labels, [*op.case_regions, op.default_region]):
+        self.emit(f"{label} {{")
+        self.branch(region, results)
+        self.depth += 1
+        self.emit("break;")
+        self.depth -= 1
+        self.emit("}")
+    self.emit("}")
+
+
+@emits(upstream_scf.ForallOp)
+def forall(self: FunctionEmitter, op: Any) -> None:
+    """``scf.forall`` on memrefs: one ``for`` loop per induction variable, outermost first (each
+    thread runs every iteration, as in the simulator; ``mapping`` is not applied)."""
+    if op.outputs:
+        raise self.error(op, "scf.forall with shared_outs (tensors) is not supported by the CUDA "
+                             "backend; bufferize to memrefs first")
+    lbs, ubs, steps = op.bounds(self.expr)
+    for iv, lb, ub, step in zip(op.induction_vars, lbs, ubs, steps):
+        index = self.name_of(iv, "i")
+        self.exprs[iv] = index
+        increment = f"++{index}" if str(step) == "1" else f"{index} += {step}"
+        self.emit(f"for (int {index} = {lb}; {index} < {ub}; {increment}) {{")
+        self.depth += 1
+    for inner in op.body.block.ops:
+        if not isinstance(inner, upstream_scf.InParallelOp):
+            self.op(inner)
+    for _ in op.induction_vars:
+        self.depth -= 1
+        self.emit("}")

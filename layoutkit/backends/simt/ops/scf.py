@@ -6,7 +6,9 @@ import numpy as np
 from xdsl.dialects import scf
 
 from layoutkit.backends.simt.machine import expand, full
+from layoutkit.backends.simt.ops import tensor as tensor_ops
 from layoutkit.backends.simt.registry import handles, terminates
+from layoutkit.ir.dialects.upstream import scf as upstream_scf
 
 terminates(scf.YieldOp, scf.ConditionOp)
 
@@ -95,4 +97,75 @@ def while_(m, op, mask) -> None:
             m.env[arg] = v
         values = m.run_block(after, running) or []
     for r, v in zip(op.res, final):
+        m.env[r] = v
+
+
+@handles(scf.IndexSwitchOp)
+def index_switch(m, op, mask) -> None:
+    """Each thread runs the case of its value (or the default); results merge by mask."""
+    arg = m.value(op.arg)
+    cases = list(op.cases.get_values())
+    regions = [*op.case_regions, op.default_region]
+    if arg.shape[0] == 1:
+        value = int(arg[0])
+        region = regions[cases.index(value)] if value in cases else op.default_region
+        for r, v in zip(op.output, m.run_block(region.block, mask) or []):
+            m.env[r] = v
+        return
+    masks = [mask & (arg == c) for c in cases] + [mask & ~np.isin(arg, cases)]
+    merged: list = [None] * len(op.output)
+    for k, (sub, region) in enumerate(zip(masks, regions)):
+        if not sub.any() and not (k == len(regions) - 1 and merged and merged[0] is None):
+            continue  # (the default runs, maskless, when no thread is active: results exist)
+        for i, v in enumerate(m.run_block(region.block, sub) or []):
+            merged[i] = v if merged[i] is None else np.where(
+                expand(sub, max(v.ndim, merged[i].ndim)), v, merged[i])
+    for r, v in zip(op.output, merged):
+        m.env[r] = v
+
+
+terminates(upstream_scf.InParallelOp)
+
+
+@handles(upstream_scf.ForallOp)
+def forall(m, op, mask) -> None:
+    """``scf.forall``: every thread runs all iterations itself, one after another in row-major
+    order of the induction variables, all threads in lockstep (iteration k of each thread
+    together; with per-thread bounds a thread stops after its own last iteration). The
+    ``mapping`` attribute is not applied: mapping iterations to blocks or threads is a pass's
+    work. With ``shared_outs`` the shared tensors are per-thread values: the body sees them
+    as written so far, and each iteration's ``tensor.parallel_insert_slice`` writes into them.
+    """
+    threads = m.chunk.threads
+    lbs, ubs, steps = (
+        [v if isinstance(v, np.ndarray) else np.array([v], np.int64) for v in values]
+        for values in op.bounds(m.value))
+    for step in steps:
+        bad = np.flatnonzero(full(step <= 0, threads) & mask)
+        if bad.size:
+            m.fail(op, "step must be positive", int(bad[0]))
+    counts = [np.maximum(-np.floor_divide(lb - ub, step), 0) for lb, ub, step in zip(lbs, ubs, steps)]
+    inner = [np.ones(1, np.int64)]
+    for count in reversed(counts[1:]):
+        inner.insert(0, inner[0] * count)
+    total = inner[0] * counts[0]
+    uniform = total.shape[0] == 1
+    last = int(total[0]) if uniform else int(np.max(total, where=mask, initial=0))
+    block = op.body.block
+    ivs, outs = block.args[:len(counts)], block.args[len(counts):]
+    shared = [m.value(v) for v in op.outputs]
+    writes = list(block.last_op.region.block.ops)
+    for k in range(last):
+        running = mask if uniform else mask & (total > k)
+        for iv, lb, step, count, stride in zip(ivs, lbs, steps, counts, inner):
+            m.env[iv] = lb + np.mod(k // stride, np.maximum(count, 1)) * step
+        for arg, value in zip(outs, shared):
+            m.env[arg] = value
+        m.run_block(block, running)
+        for write in writes:
+            i = outs.index(write.dest)
+            new = tensor_ops.insert(m, write, m.value(write.source), shared[i], running)
+            shared[i] = new if running is mask else np.where(
+                expand(running, new.ndim), new, full(shared[i], threads))
+    for r, v in zip(op.res, shared):
         m.env[r] = v
