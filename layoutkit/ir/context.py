@@ -10,7 +10,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import FloatAttr, ModuleOp, UnregisteredAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects.upstream.memref import verify_get_globals
@@ -146,6 +146,25 @@ def _check_string_literals(text: str) -> None:
                               f"on its line (in '{line.strip()}')")
 
 
+_COMMENT = re.compile(r"//[^\n]*")
+_CODE = re.compile(r"\S")
+_LOC_ALIAS = re.compile(r"^(#loc\w*) = loc\(.*\)[ \t]*$", re.MULTILINE)
+
+
+def _location_aliases_first(text: str) -> str:
+    """Triton and MLIR print ``#loc3 = loc("k.py":12:4)`` after the module that uses it as
+    ``loc(#loc3)``; xDSL needs an alias before its use. Such definitions move to the start of
+    the first line (their own lines left empty), so every line keeps its number."""
+    definitions = list(_LOC_ALIAS.finditer(text))
+    late = [m for m in definitions if text.find(m.group(1) + ")", 0, m.start()) >= 0]
+    if not late:
+        return text
+    moved = " ".join(m.group(0).strip() for m in definitions)
+    for m in reversed(definitions):
+        text = text[:m.start()] + text[m.end():]
+    return f"{moved} {text}"
+
+
 def parse_module(text: str) -> ModuleOp:
     """Parse MLIR text holding a ``gpu.module`` of kernels and verify it.
 
@@ -154,6 +173,9 @@ def parse_module(text: str) -> ModuleOp:
     The source line of each op is kept for error reports: :func:`op_line`.
     """
     _check_string_literals(text)
+    if not _CODE.search(_COMMENT.sub("", text)):
+        return ModuleOp([])  # nothing but comments and blanks: an empty module, as mlir-opt
+    text = _location_aliases_first(text)
     parser = None
     try:
         parser = _LocatingParser(make_context(), text)  # lexes the first token: can fail too
@@ -167,11 +189,14 @@ def parse_module(text: str) -> ModuleOp:
         start = parser.failed_op_start if parser is not None else None
         raise LayoutError(_line_of(start or 0, "dense float literal out of range for its element type "
                                    "(write inf, or a value the type can hold)", text)) from None
+    except Exception as err:  # xDSL raises bare exceptions for some malformed ops
+        start = parser.failed_op_start if parser is not None else None
+        raise LayoutError(_line_of(start or 0, f"malformed operation: {err}", text)) from None
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
             verify_get_globals(op) if isinstance(op, memref.GetGlobalOp) else None
-        except (VerifyException, DiagnosticException, ValueError) as err:
+        except Exception as err:  # VerifyException, and xDSL verifiers' bare exceptions
             line = parser.op_lines.get(op)
             where = f"line {line}: " if line else ""
             message = str(err)
