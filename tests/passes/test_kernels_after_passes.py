@@ -41,15 +41,44 @@ def matmul():
     return "matmul", (1, 1), 128, {"a": a, "b": b, "c": np.zeros((128, 128), np.float32)}
 
 
+def tile_matmul():
+    a, bt = (RNG.integers(-3, 4, (64, 64)).astype(np.float32) for _ in range(2))
+    return "tile_matmul", 1, (16, 16), {"a": a, "bt": bt, "c": np.zeros((64, 64), np.float32),
+                                        "rowmax": np.zeros((16, 64), np.float32)}
+
+
+def tile_select():
+    x = RNG.standard_normal((21, 32)).astype(np.float32)
+    return "tile_select", 3, 256, {"in": x, "out": np.zeros_like(x)}
+
+
 CASES = {
+    "tile_matmul": tile_matmul, "tile_select": tile_select,
     "vector_add": vector_add, "block_sum": block_sum, "softmax": softmax, "matmul_mma": matmul,
     "transpose_padded": lambda: transpose("transpose_padded"),
     "transpose_swizzled": lambda: transpose("transpose_swizzled"),
 }
 
 
+HOST_FUNCTIONS = {"scale_then_reduce": "main"}  # run with run_function, below
+
+
 def test_every_example_kernel_is_covered():
-    assert {path.stem for path in KERNELS.glob("*.mlir")} == set(CASES)
+    assert {path.stem for path in KERNELS.glob("*.mlir")} == set(CASES) | set(HOST_FUNCTIONS)
+
+
+def test_passes_keep_what_a_host_function_computes():
+    from layoutkit.backends.simt import run_function
+
+    text = (KERNELS / "scale_then_reduce.mlir").read_text()
+    optimized = parse_module(text)
+    PassPipeline(parse_pass_pipeline("builtin.module(canonicalize,cse,dce)")).apply(make_context(), optimized)
+    optimized = parse_module(str(optimized))
+    x = RNG.standard_normal(256).astype(np.float32)
+    before = run_function(text, "main", {"x": x.copy(), "alpha": 0.5})
+    after = run_function(optimized, "main", {"x": x.copy(), "alpha": 0.5})
+    for b, a in zip(before, after):
+        assert np.array_equal(b, a)
 
 
 @pytest.mark.parametrize("example", sorted(CASES))
