@@ -104,10 +104,20 @@ class LayoutBase:
         return [dict(zip(hw, map(int, row))) for row in hits]
 
     def _repr_svg_(self) -> str | None:  # Jupyter display, needs the plot extra
+        """The picture of :func:`layoutkit.render.picture.layout_svg` (fewer cells on a
+        side, so that a notebook shows it within a second); without matplotlib one
+        ``error:`` line naming the extra, and Jupyter falls back to the text."""
+        import sys
+
+        from layoutkit.errors import require_extra
+
         try:
-            from layoutkit.render.picture import layout_svg
-        except ImportError:
+            require_extra("matplotlib", "drawing a layout")
+        except LayoutError as err:
+            print(f"error: {err}", file=sys.stderr)
             return None
+        from layoutkit.render.picture import NOTEBOOK_MAX_SIDE, layout_svg
+
         shape = None
         try:
             self.tensor_shape(None)
@@ -117,7 +127,7 @@ class LayoutBase:
                 return None
             shape = natural_shape()
         try:
-            return layout_svg(self, shape)
+            return layout_svg(self, shape, max_side=NOTEBOOK_MAX_SIDE)
         except LayoutError:
             return None
 
