@@ -91,7 +91,7 @@ def layout_figure(layout: Any, shape: Any = None, *, zoom: str | None = None, la
     notes_h = 0.16 * len(notes)
     header = title_h + notes_h + 0.6 + (0.2 if len(panels) > 1 else 0.0)  # + tick labels, axis title
     footer = 0.55
-    gaps = 0.75 * (len(panels) - 1)
+    gaps = 1.05 * (len(panels) - 1)
     fig_h = max(3.0, tallest * cell + header + footer + gaps)
     fig = Figure(figsize=(fig_w, fig_h))
     # fixed margins (a layout engine would measure thousands of labels on every save)
@@ -104,7 +104,7 @@ def layout_figure(layout: Any, shape: Any = None, *, zoom: str | None = None, la
         _draw_view(ax, view, cell, drawing.kind == "distributed" and is_tensor, labels)
         _axis_titles(ax, view, drawing.tensor_shape if is_tensor else None)
         if len(panels) > 1:
-            ax.set_title(subtitle, fontsize=9, loc="left", pad=22)
+            ax.set_title(subtitle, fontsize=9, loc="left", pad=30)
     fig.suptitle(title, fontsize=8, family="monospace", y=1 - 0.1 / fig_h, va="top")
     for i, note in enumerate(notes):
         fig.text(0.5, 1 - (title_h + 0.05 + 0.16 * i) / fig_h, note, ha="center", va="top", fontsize=8,
