@@ -147,12 +147,7 @@ def _figure_with_text_per_cell(layout: Any) -> Any:
 
     from layoutkit.render import picture
 
-    limit = picture.MAX_LABELLED_CELLS
-    picture.MAX_LABELLED_CELLS = 0
-    try:
-        fig, drawing = picture.layout_figure(layout)
-    finally:
-        picture.MAX_LABELLED_CELLS = limit
+    fig, drawing = picture.layout_figure(layout, labels=False)
     ax = fig.axes[0]
     light = drawing.colors[..., :3] @ np.array([0.299, 0.587, 0.114]) > 0.55
     for (r, c), text in np.ndenumerate(drawing.labels):

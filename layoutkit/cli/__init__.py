@@ -3,8 +3,10 @@ command named ``command`` and is imported only when run, so ``layoutkit show`` n
 xDSL or matplotlib.
 
 Every user-caused error (a :class:`~layoutkit.errors.LayoutError`, bad options, a missing
-file) prints one ``error: ...`` line on stderr and exits with status 2; an error at a place
-in an input file (:class:`SourceError`) prints as a compiler does, ``FILE:LINE:COL: error: ...``.
+file, a missing optional package) prints one ``error: ...`` line on stderr and exits with
+status 2; an error at a place in an input file (:class:`SourceError`) prints as a compiler
+does, ``FILE:LINE:COL: error: ...``. Options, files and ``-`` for stdin / stdout are shared
+by every command through :mod:`layoutkit.cli.common`. ``layoutkit`` alone prints its help.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 
 import click
 
-from layoutkit.errors import LayoutError
+from layoutkit.errors import LayoutError, missing_extra
 
 # subcommand name -> (module, one-line help)
 SUBCOMMANDS = {
@@ -49,10 +51,18 @@ class LazyGroup(click.Group):
         except ModuleNotFoundError as err:
             if err.name and err.name.startswith("layoutkit"):
                 raise click.UsageError(f"'{name}' is not available in this build") from None
-            raise click.UsageError(
-                f"'{name}' needs the optional package {err.name!r}; install it with pip"
-            ) from None
+            raise missing_extra(err, name) from None
         return module.command
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; an optional package it imports and lacks (xDSL for
+        ``simulate``, matplotlib for ``render``) is a :func:`missing_extra` error."""
+        try:
+            return super().invoke(ctx)
+        except ModuleNotFoundError as err:
+            if err.name and err.name.startswith("layoutkit"):
+                raise
+            raise missing_extra(err, ctx.invoked_subcommand or "layoutkit") from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_text) for name, (_, help_text) in SUBCOMMANDS.items()]
@@ -69,8 +79,13 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning every user error into one ``error:`` line, exit 2."""
     where = None
+    args = sys.argv[1:] if argv is None else list(argv)
+    if not args:  # bare `layoutkit`: the help, as `layoutkit --help` prints it
+        with click.Context(cli, info_name="layoutkit") as ctx:
+            click.echo(cli.get_help(ctx))
+        return 0
     try:
-        cli.main(args=argv, prog_name="layoutkit", standalone_mode=False)
+        cli.main(args=args, prog_name="layoutkit", standalone_mode=False)
     except LayoutError as err:
         message = str(err)
         where = getattr(err, "where", None)

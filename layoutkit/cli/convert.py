@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import click
 
+from layoutkit.cli import common
 from layoutkit.core.text import parse_aliases
-from layoutkit.errors import LayoutError, quote
+from layoutkit.errors import LayoutError
 
 
 def render_convert(
@@ -76,33 +76,24 @@ def _parse_side(field: str, text: str, aliases: dict[str, Any], options: dict[st
         raise LayoutError(f"{field}: {err}") from None
 
 
-@click.command(name="convert")
-@click.option("-l", "--layout", "layouts", multiple=True, metavar="ATTR",
-              help="Source, then destination layout (any family, or an alias from -i).")
-@click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE", help="Tensor type, e.g. 'tensor<128x128xf16>'.")
-@click.option("-i", "--input", "input_file", metavar="FILE", help="File whose '#name = #attr<...>' lines define layouts.")
+@common.command("convert")
+@common.layout_option(multiple=True, help="Source, then destination layout (any family, or an alias from -i).")
+@common.tensor_type_option(required=True, help="Tensor type, e.g. 'tensor<128x128xf16>'.")
+@common.input_option()
 @click.option("--explain", is_flag=True, help="Print the plan's steps.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (with --explain: with every step's arrays).")
 @click.option("--scratch-bytes", type=int, default=None, help="Shared memory available per block; larger tiles go in repetitions.")
 @click.option("--force-shared", is_flag=True, help="Go through shared memory (IREE's shared_memory_conversion).")
-@click.option("--subgroup-size", type=int, default=None, help="Lanes per subgroup, for families that do not carry it (IREE).")
-@click.option("--num-subgroups", type=int, default=None, help="Subgroups (warps), for families that do not carry it (IREE).")
-def command(layouts: tuple[str, ...], tensor_type: str, input_file: str | None, explain: bool, as_json: bool,
-            scratch_bytes: int | None, force_shared: bool, subgroup_size: int | None, num_subgroups: int | None) -> None:
+@common.output_option()
+@common.hardware_size_options
+def command(layout_text: tuple[str, ...], tensor_type: str, input_file: str | None, explain: bool, as_json: bool,
+            scratch_bytes: int | None, force_shared: bool, output_file: str | None, subgroup_size: int | None,
+            num_subgroups: int | None) -> None:
     """Plan the conversion of a tensor from one distributed layout to another: its kind, the
     chosen shared-memory layout, its cost and (--explain) its steps."""
-    input_text = None
-    if input_file is not None:
-        try:
-            input_text = Path(input_file).read_text(encoding="utf-8")
-        except OSError as err:
-            raise LayoutError(f"input: cannot read {quote(input_file)}: {err.strerror or err}") from None
-        except UnicodeDecodeError:
-            raise LayoutError(f"input: {quote(input_file)} is not UTF-8 text") from None
-    options: dict[str, Any] = {}
-    if subgroup_size is not None:
-        options["subgroup_size"] = subgroup_size
-    if num_subgroups is not None:
-        options["num_subgroups"] = num_subgroups
-    click.echo(render_convert(layouts, tensor_type, input_text=input_text, explain=explain, as_json=as_json,
-                              scratch_bytes=scratch_bytes, force_shared=force_shared, **options), nl=False)
+    if output_file is not None:
+        common.check_writable(output_file)
+    text = render_convert(layout_text, tensor_type, input_text=common.read_optional_input(input_file),
+                          explain=explain, as_json=as_json, scratch_bytes=scratch_bytes, force_shared=force_shared,
+                          **common.hardware_options(subgroup_size, num_subgroups))
+    common.write_output(output_file, text)

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import io
 import re
-import sys
 
 import click
 
-from layoutkit.cli import SourceError
-from layoutkit.cli.files import read_text, write_text
-from layoutkit.errors import LayoutError, quote
+from layoutkit.cli import SourceError, common
+from layoutkit.errors import LayoutError
 
 _PASS_FLAGS = "layoutkit.opt.pass_flags"
 
@@ -84,7 +82,7 @@ def command(ctx: click.Context, file: str, pass_pipeline: str | None, list_passe
         passes = tuple(p for flag, text in flags for p in parse_pass_pipeline(text, flag))
 
     source = "<stdin>" if file == "-" else file
-    text = _read_stdin() if file == "-" else read_text(file, "FILE")
+    text = common.read_input(file, "FILE")
     try:
         module = parse_module(text)
     except LayoutError as err:
@@ -106,10 +104,7 @@ def command(ctx: click.Context, file: str, pass_pipeline: str | None, list_passe
     except LayoutError as err:
         raise source_error(source, text, str(err)) from None
     result = print_ir(module, generic, debuginfo)
-    if output == "-":
-        click.echo(result, nl=False)
-    else:
-        write_text(output, result, "--output")
+    common.write_output(output, result, "--output")
 
 
 def print_ir(module, generic: bool = False, debuginfo: bool = False) -> str:
@@ -136,15 +131,6 @@ def passes_help() -> str:
     for name, (pipeline, purpose) in sorted(PIPELINES.items()):
         lines.append(f"  --{name:<24} {pipeline}: {purpose}")
     return "\n".join(lines) + "\n"
-
-
-def _read_stdin() -> str:
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise LayoutError(f"FILE: {quote('<stdin>')} is not UTF-8 text (byte 0x{data[err.start]:02x} "
-                          f"at position {err.start})") from None
 
 
 _AT_LINE_COLUMN = re.compile(r"line (\d+), column (\d+): (.*)", re.DOTALL)

@@ -17,21 +17,12 @@ from typing import Any
 
 import click
 
-from layoutkit.cli.files import read_text, write_text
+from layoutkit.cli import common
 from layoutkit.core.text import parse_aliases
 from layoutkit.errors import LayoutError, quote
 
 # a message that already starts with the field it is about, e.g. "sizePerThread: ..."
 _NAMES_A_FIELD = re.compile(r"^[\w.\-/ ]+: ")
-
-
-def _options(subgroup_size: int | None, num_subgroups: int | None) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if subgroup_size is not None:
-        options["subgroup_size"] = subgroup_size
-    if num_subgroups is not None:
-        options["num_subgroups"] = num_subgroups
-    return options
 
 
 def render_show(
@@ -105,48 +96,21 @@ def _aliases(text: str) -> dict:
     return parse_aliases(text)
 
 
-
-
-def _alias_list(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    names = [n.strip().lstrip("#") for n in value.split(",")]
-    if not all(names):
-        raise LayoutError(f"alias-names: expected 'name1,name2,...', got {quote(value)}")
-    return names
-
-
-def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
-    if value is not None and value < 1:
-        raise click.BadParameter(f"must be a positive integer, got {value}")
-    return value
-
-
-@click.command(name="show")
-@click.option("-l", "--layout", "layout_text", metavar="ATTR",
-              help="Layout text in any family's syntax (#ttg., #iree_vector_ext., #rock., CuTe 'shape:stride'), "
-                   "or '#name' of a layout defined in the -i file.")
-@click.option("-t", "--tensor", "tensor_type", required=True, metavar="TYPE",
-              help="Tensor type, e.g. 'tensor<16x16xf16>'. Without -l and -i, the encoding written inside it "
-                   "('tensor<16x16xf16, #ttg.blocked<{...}>>') is shown.")
-@click.option("-i", "--input", "input_file", metavar="FILE",
-              help="Read '#name = #attr<...>' layout definitions from FILE (e.g. a .ttgir file); "
-                   "without -l, every one of them is shown.")
-@click.option("--alias-names", "alias_names", metavar="NAME,...",
-              help="Show only these layouts of the -i file, comma-separated (default: all).")
+@common.command("show")
+@common.layout_option()
+@common.tensor_type_option(required=True)
+@common.input_option()
+@common.alias_names_option(help="Show only these layouts of the -i file, comma-separated (default: all).")
 @click.option("--hw-view", "--use-hw-view", "hardware", is_flag=True,
               help="Show the hardware view: per warp and register, the coordinate each lane holds "
                    "(per offset for shared-memory layouts).")
-@click.option("-o", "--output", "output_file", metavar="FILE", help="Write the view to FILE instead of stdout.")
-@click.option("--subgroup-size", type=int, default=None, callback=_positive, metavar="N",
-              help="Lanes per subgroup, for layouts that do not carry it (IREE nested layouts).")
-@click.option("--num-subgroups", type=int, default=None, callback=_positive, metavar="N",
-              help="Subgroups (warps), for layouts that do not carry it (IREE nested layouts).")
+@common.output_option()
+@common.hardware_size_options
 def command(
     layout_text: str | None,
     tensor_type: str,
     input_file: str | None,
-    alias_names: str | None,
+    alias_names: tuple[str, ...],
     hardware: bool,
     output_file: str | None,
     subgroup_size: int | None,
@@ -163,16 +127,14 @@ def command(
       layoutkit show -t 'tensor<128x128xf16>' -i kernel.ttgir --alias-names mma --hw-view
       layoutkit show -t 'tensor<16x8xf16>' -l '((4,8),(2,2)):((32,1),(16,8))'
     """
-    input_text = read_text(input_file, "input") if input_file is not None else None
+    if output_file is not None:
+        common.check_writable(output_file)
     text = render_show(
         layout_text,
         tensor_type,
-        input_text=input_text,
-        alias_names=_alias_list(alias_names),
+        input_text=common.read_optional_input(input_file),
+        alias_names=common.alias_list(alias_names),
         hardware=hardware,
-        **_options(subgroup_size, num_subgroups),
+        **common.hardware_options(subgroup_size, num_subgroups),
     )
-    if output_file is None:
-        click.echo(text, nl=False)
-    else:
-        write_text(output_file, text, "output")
+    common.write_output(output_file, text)

@@ -27,6 +27,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from layoutkit.cli import common
 from layoutkit.errors import LayoutError, quote
 
 
@@ -85,20 +86,6 @@ def parse_args(texts: tuple[str, ...]) -> dict[str, object]:
     return args
 
 
-def read_source(file: str) -> str:
-    """The text of the MLIR FILE, or a LayoutError naming it."""
-    path = Path(file)
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LayoutError(f"FILE: no such file {quote(file)}") from None
-    except UnicodeDecodeError as err:
-        raise LayoutError(f"FILE: {quote(file)} is not UTF-8 text (byte {err.object[err.start]:#04x} "
-                          f"at offset {err.start})") from None
-    except OSError as err:
-        raise LayoutError(f"FILE: cannot read {quote(file)} ({err.strerror or err})") from None
-
-
 def prepare_out_dir(out_dir: str) -> Path:
     """Create ``--out`` DIR (before the run, so a bad one fails fast) and check it is writable."""
     path = Path(out_dir)
@@ -117,8 +104,8 @@ def _summary(name: str, array: np.ndarray) -> str:
             f"max {values.max():.6g} sum {values.sum():.6g}") if array.size else f"{name}: empty"
 
 
-@click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@common.command("simulate")
+@click.argument("file", metavar="FILE")
 @click.option("--kernel", default=None, help="Name of the kernel gpu.func to run (with --grid, --block).")
 @click.option("--function", "function", default=None,
               help="Name of a host func.func to run instead: it launches kernels with gpu.launch_func.")
@@ -138,7 +125,7 @@ def _summary(name: str, array: np.ndarray) -> str:
 def command(file: str, kernel: str | None, function: str | None, grid: str | None, block: str | None,
             arg_texts: tuple[str, ...], out_dir: str | None, warp_size: int, bank_conflicts: bool,
             max_steps: int | None) -> None:
-    """Run KERNEL (or a host FUNCTION) of the MLIR FILE on the lockstep SIMT simulator."""
+    """Run KERNEL (or a host FUNCTION) of the MLIR FILE ('-': stdin) on the lockstep SIMT simulator."""
     from layoutkit.backends.simt import run_function, simulate
     from layoutkit.backends.simt.launch import WARP_SIZES
     from layoutkit.backends.simt.machine import DEFAULT_MAX_STEPS
@@ -157,7 +144,7 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
     if warp_size not in WARP_SIZES:
         raise LayoutError(f"--warp-size: expected one of {', '.join(map(str, WARP_SIZES))}, got {quote(str(warp_size))}")
     dims = (parse_dims("grid", grid), parse_dims("block", block)) if kernel is not None else None
-    module = parse_module(read_source(file))
+    module = parse_module(common.read_input(file, "FILE"))
     args = parse_args(arg_texts)
     out_path = prepare_out_dir(out_dir) if out_dir is not None else None
     arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}

@@ -12,7 +12,7 @@ import os
 
 import click
 
-from layoutkit.cli.files import read_text
+from layoutkit.cli import common
 from layoutkit.errors import LayoutError, quote
 
 
@@ -23,10 +23,10 @@ def _read_maps(texts: tuple[str, ...]) -> list:
 
     contents = []
     for text in texts:
-        if "<" not in text:  # no map text: a file name
-            if not os.path.exists(text):
+        if "<" not in text:  # no map text: a file name ('-': stdin)
+            if text != common.STDIO and not os.path.exists(text):
                 raise LayoutError(f"TEXT: {quote(text)} is neither '#rock.transform_map<...>' text nor a file")
-            text = read_text(text, "TEXT")
+            text = common.read_input(text, "TEXT")
         contents.append(text)
     aliases = {name: alias for text in contents for name, alias in affine_map_aliases(text).items()}
     maps = []
@@ -52,21 +52,22 @@ def _delta(text: str, rank: int) -> tuple[int, ...]:
     return values
 
 
-@click.command(name="transform")
+@common.command("transform")
 @click.argument("texts", nargs=-1, required=True, metavar="TEXT...")
 @click.option("--bounds", "show_bounds", is_flag=True,
               help="Also show which lowest dims can go out of bounds (left, right) and the comparisons a load needs.")
 @click.option("--diff", "diff", default=None, metavar="D0,D1,...",
               help="Also show the code that updates the lowest coordinates after one step by this upper delta "
                    "(one non-negative integer per upper dim).")
-def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None) -> None:
+@common.output_option()
+def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None, output_file: str | None) -> None:
     """Compose rocMLIR transform maps into one chain (upper first) and print its spaces and
     its affine map.
 
     Each TEXT is '#rock.transform_map<...>' text or a file that holds such maps (for
-    example '#map = ...' lines of an MLIR file); all of them, in order, form the chain.
-    '#map = affine_map<...>' lines of any TEXT define the '#map' a map may name, as
-    rocmlir-opt prints them.
+    example '#map = ...' lines of an MLIR file; '-' reads stdin); all of them, in order,
+    form the chain. '#map = affine_map<...>' lines of any TEXT define the '#map' a map may
+    name, as rocmlir-opt prints them.
 
     \b
     Example:
@@ -76,31 +77,35 @@ def command(texts: tuple[str, ...], show_bounds: bool, diff: str | None) -> None
     from layoutkit.core.coords.codegen import diff_program, expression
     from layoutkit.core.coords.transform_map import TransformChain
 
+    if output_file is not None:
+        common.check_writable(output_file)
     chain = TransformChain(tuple(_read_maps(texts)))
+    lines: list[str] = []
     delta = _delta(diff, len(chain.upper_bounds)) if diff is not None else None
-    click.echo(f"upper: {_space(chain.upper_names, chain.upper_bounds)}")
-    click.echo(f"lower: {_space(chain.lower_names, chain.lower_bounds)}")
+    lines.append(f"upper: {_space(chain.upper_names, chain.upper_bounds)}")
+    lines.append(f"lower: {_space(chain.lower_names, chain.lower_bounds)}")
     if chain.is_affine:
-        click.echo(f"map: {chain.to_affine_map()}")
+        lines.append(f"map: {chain.to_affine_map()}")
     else:
-        click.echo("map: not affine (the chain holds an Xor)")
+        lines.append("map: not affine (the chain holds an Xor)")
     if show_bounds:
         oob = out_of_bounds(chain)
         check = validity(chain)
-        click.echo(f"out of bounds: left: {', '.join(oob.left_names) or 'none'}; "
-                   f"right: {', '.join(oob.right_names) or 'none'}")
+        lines.append(f"out of bounds: left: {', '.join(oob.left_names) or 'none'}; "
+                     f"right: {', '.join(oob.right_names) or 'none'}")
         plural = "" if check.comparisons == 1 else "s"
-        click.echo(f"checks: {check} ({check.comparisons} compare{plural})")
+        lines.append(f"checks: {check} ({check.comparisons} compare{plural})")
     if delta is not None:
         program, space_vars = diff_program(chain, delta)
         counts = program.op_counts()
-        click.echo(f"index diff by ({', '.join(map(str, delta))}): {counts['total']} operations "
-                   f"({counts['div/mod']} div/mod) instead of {_recompute_ops(chain)} to re-evaluate")
+        lines.append(f"index diff by ({', '.join(map(str, delta))}): {counts['total']} operations "
+                     f"({counts['div/mod']} div/mod) instead of {_recompute_ops(chain)} to re-evaluate")
         for target, op, args in program.statements:
-            click.echo(f"  {target} = {expression(op, args)}")
+            lines.append(f"  {target} = {expression(op, args)}")
         (_, [(coords, _)]) = program.results[0]
         for var, value in zip(space_vars[-1], coords):
-            click.echo(f"  {var}' = {value}")
+            lines.append(f"  {var}' = {value}")
+    common.write_output(output_file, "".join(line + "\n" for line in lines))
 
 
 def _recompute_ops(chain) -> int:

@@ -14,6 +14,9 @@ Text. ``parse_layout`` hands every text without a leading ``#`` to :func:`parse_
 
 - ``LAYOUT over 16x8`` (or ``parse_layout(LAYOUT, tensor_shape=(16, 8))``) gives a
   :class:`ThreadValueLayout`;
+- a swizzled layout ``Sw<3,4,3> o 0 o (8,64):(64,1)`` with ``over 8x64`` (or option
+  ``tensor_shape``) gives a :class:`SharedMemoryLayout`: the tensor element at coordinate
+  ``c`` is stored at offset ``L(c)``, drawn and shown like Triton's shared layouts;
 - any other CuTe text gives the algebra value: a :class:`~layoutkit.core.cute.Layout`
   (``(2,3):(3,1)``), a :class:`~layoutkit.core.cute.ComposedLayout`
   (``Sw<3,4,3> o 0 o (8,64):(64,1)``), a :class:`~layoutkit.core.cute.Swizzle` or a tiler.
@@ -60,6 +63,8 @@ def parse_text(text: str, aliases: Any = None, **options: Any) -> Any:
     value = cute.parse(text)
     if shape is None:
         return value
+    if isinstance(value, cute.ComposedLayout):
+        return SharedMemoryLayout(value, shape)
     if not isinstance(value, cute.Layout):
         raise LayoutError(f"thread-value layout: expected a rank-2 'shape:stride' layout, got {quote(text)}")
     return ThreadValueLayout(value, shape)
@@ -176,31 +181,7 @@ class ThreadValueLayout(LayoutBase):
     def to_linear_layout(self, shape: Any = None):
         """The :class:`~layoutkit.core.linear.LinearLayout` (in dims register, lane, warp),
         when every size is a power of two and the map is linear over F2."""
-        from layoutkit.core.linear import LinearLayout
-
-        dims = self.hardware_dims(shape)
-        for name, size in [*dims.items(), *zip(out_dim_names(len(self.shape)), self.shape)]:
-            if size & (size - 1):
-                raise LayoutError(
-                    f"to_linear_layout: {name} has size {size}, not a power of two, in {quote(self)}"
-                )
-        bases = {}
-        for name, size in dims.items():
-            rows = []
-            for bit in range(size.bit_length() - 1):
-                coords = self.apply(**{name: 1 << bit})
-                rows.append([int(c) for c in coords.values()])
-            bases[name] = rows
-        linear = LinearLayout(bases, dict(zip(out_dim_names(len(self.shape)), self.shape)))
-        mine, theirs = self.table(), linear.table()
-        if not np.array_equal(mine, theirs):
-            where = tuple(int(i) for i in np.argwhere(np.any(mine != theirs, axis=-1))[0])
-            at = ", ".join(f"{n}={i}" for n, i in zip(dims, where))
-            raise LayoutError(
-                f"to_linear_layout: {quote(self)} is not linear over F2: at {at} it gives "
-                f"{quote(mine[where].tolist())}, the XOR of its bases gives {quote(theirs[where].tolist())}"
-            )
-        return linear
+        return _checked_linear_layout(self, self.hardware_dims(shape))
 
     @cached_property
     def _text(self) -> str:
@@ -209,3 +190,123 @@ class ThreadValueLayout(LayoutBase):
     def __str__(self) -> str:
         return self._text
 
+
+def _checked_linear_layout(layout: Any, dims: dict[str, int]):
+    """The :class:`~layoutkit.core.linear.LinearLayout` whose bases are ``layout``'s images
+    of each hardware bit, when every size is a power of two and it equals ``layout`` on every
+    hardware index; else a LayoutError naming the size or the first index that differs."""
+    from layoutkit.core.linear import LinearLayout
+
+    shape = layout.tensor_shape()
+    for name, size in [*dims.items(), *zip(out_dim_names(len(shape)), shape)]:
+        if size & (size - 1):
+            raise LayoutError(f"to_linear_layout: {name} has size {size}, not a power of two, in {quote(layout)}")
+    bases = {}
+    for name, size in dims.items():
+        rows = []
+        for bit in range(size.bit_length() - 1):
+            coords = layout.apply(**{name: 1 << bit})
+            rows.append([int(c) for c in coords.values()])
+        bases[name] = rows
+    linear = LinearLayout(bases, dict(zip(out_dim_names(len(shape)), shape)))
+    mine, theirs = layout.table(), linear.table()
+    if not np.array_equal(mine, theirs):
+        where = tuple(int(i) for i in np.argwhere(np.any(mine != theirs, axis=-1))[0])
+        at = ", ".join(f"{n}={i}" for n, i in zip(dims, where))
+        raise LayoutError(
+            f"to_linear_layout: {quote(layout)} is not linear over F2: at {at} it gives "
+            f"{quote(mine[where].tolist())}, the XOR of its bases gives {quote(theirs[where].tolist())}"
+        )
+    return linear
+
+
+@dataclass(frozen=True)
+class SharedMemoryLayout(LayoutBase):
+    """A CuTe layout read as shared memory: the tensor element at coordinate ``c`` is stored
+    at offset ``L(c)`` -- CuTe's smem layouts, e.g. the 128-byte swizzle of f16 tiles
+    ``Sw<3,4,3> o 0 o (8,64):(64,1)``. The tensor's dims are the layout's top modes (a nested
+    mode is one dim, its coordinate the mode's column-major index); the hardware dim is
+    ``offset`` (Triton's name for shared layouts), of size ``cosize``; offsets no element
+    uses map to ``-1``, as padding does.
+
+    ``Sw<B,M,S>`` XORs the bits ``[M+S, M+S+B)`` of an offset into the bits ``[M, M+B)``:
+    with ``Sw<3,4,3>`` element ``(2, 0)`` is at ``2 * 64 = 128 = 0b0010000000`` whose bit 7
+    flips bit 4, so it is stored at offset 144.
+
+    >>> smem = SharedMemoryLayout(cute.parse("Sw<3,4,3> o 0 o (8,64):(64,1)"), (8, 64))
+    >>> smem.hardware_dims()
+    {'offset': 512}
+    >>> {k: int(v) for k, v in smem.apply(offset=144).items()}
+    {'dim0': 2, 'dim1': 0}
+    """
+
+    layout: cute.ComposedLayout | cute.Layout
+    shape: tuple[int, ...] | None = None
+
+    kind = "memory"
+
+    def __post_init__(self) -> None:
+        layout = self.layout
+        if isinstance(layout, str):
+            layout = cute.parse(layout)
+        if not isinstance(layout, (cute.ComposedLayout, cute.Layout)):
+            raise LayoutError(f"shared memory layout: expected a CuTe layout, got {quote(repr(layout))}")
+        object.__setattr__(self, "layout", layout)
+        modes = tuple(layout[i].size for i in range(layout.rank)) if layout.rank > 1 else (layout.size,)
+        shape = check_shape(modes if self.shape is None else self.shape, "tensor shape")
+        if shape != modes:
+            raise LayoutError(
+                f"tensor shape: {quote(layout)} covers a {quote('x'.join(map(str, modes)))} tensor, "
+                f"not {quote('x'.join(map(str, shape)))}"
+            )
+        object.__setattr__(self, "shape", shape)
+        offsets = self.offsets
+        if offsets.size and offsets.min() < 0:
+            raise LayoutError(f"shared memory layout: {quote(layout)} reaches the negative offset {int(offsets.min())}")
+        if np.unique(offsets).size != offsets.size:
+            raise LayoutError(f"shared memory layout: {quote(layout)} stores two elements at one offset (not injective)")
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """``offsets[i]`` = the offset of the element of column-major index ``i``."""
+        return np.asarray(self.layout.offsets, dtype=np.int64)
+
+    @cached_property
+    def _element_at(self) -> np.ndarray:
+        """The column-major element index stored at each offset, -1 where none is."""
+        at = np.full(int(self.offsets.max()) + 1 if self.offsets.size else 0, -1, dtype=np.int64)
+        at[self.offsets] = np.arange(self.offsets.size)
+        return at
+
+    def hardware_dims(self, shape: Any = None) -> dict[str, int]:
+        self.tensor_shape(shape)
+        return {"offset": int(self._element_at.size)}
+
+    def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
+        if shape is not None and check_shape(shape) != self.shape:
+            raise LayoutError(f"shape: the layout covers {quote(self.shape)}, not {quote(tuple(shape))}")
+        return self.shape  # type: ignore[return-value]
+
+    def apply(self, shape: Any = None, **hw: Any) -> dict[str, Any]:
+        """``{"dim0": ..., ...}`` of the element at each ``offset`` (-1 where none is)."""
+        dims = self.hardware_dims(shape)
+        index = self._element_at[hardware_indices(hw, dims)["offset"]]
+        coords = {}
+        for name, extent in zip(out_dim_names(len(self.shape)), self.shape):
+            coords[name] = np.where(index >= 0, index % extent, -1)
+            index = np.where(index >= 0, index // extent, -1)
+        return coords
+
+    def to_linear_layout(self, shape: Any = None):
+        """Triton's shared linear layout (in dim ``offset``) when the layout fills its
+        offsets, every size is a power of two and the map is linear over F2 (swizzles are)."""
+        dims = self.hardware_dims(shape)
+        if dims["offset"] != self.offsets.size:
+            raise LayoutError(f"to_linear_layout: {quote(self)} leaves offsets unused, no linear layout has holes")
+        return _checked_linear_layout(self, dims)
+
+    def __str__(self) -> str:
+        return f"{self.layout} over {'x'.join(map(str, self.shape))}"
+
+    def __repr__(self) -> str:
+        return f"SharedMemoryLayout({str(self)!r})"

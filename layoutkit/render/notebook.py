@@ -3,18 +3,24 @@ view of ``LayoutBase._repr_svg_`` (see ``layoutkit.core.display``)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-from layoutkit.errors import LayoutError
+from layoutkit.errors import LayoutError, require_extra
 
 
 def layout_svg_or_none(layout: Any) -> str | None:
-    """The picture of ``layout`` as SVG text; None when matplotlib (the ``plot`` extra) is
-    missing or the layout has no shape to draw on (neither its own nor a natural one)."""
+    """The picture of ``layout`` as SVG text, with fewer cells on a side than a file's so
+    that a notebook shows it within a second; None (Jupyter then shows the text) when the
+    layout has no shape to draw on (neither its own nor a natural one), or when matplotlib
+    is missing, which one ``error:`` line naming the ``plot`` extra says."""
     try:
-        from layoutkit.render.picture import layout_svg
-    except ImportError:
+        require_extra("matplotlib", "drawing a layout")
+    except LayoutError as err:
+        print(f"error: {err}", file=sys.stderr)
         return None
+    from layoutkit.render.picture import NOTEBOOK_MAX_SIDE, layout_svg
+
     shape = None
     try:
         layout.tensor_shape(None)
@@ -24,6 +30,6 @@ def layout_svg_or_none(layout: Any) -> str | None:
             return None
         shape = natural_shape()
     try:
-        return layout_svg(layout, shape)
+        return layout_svg(layout, shape, max_side=NOTEBOOK_MAX_SIDE)
     except LayoutError:
         return None

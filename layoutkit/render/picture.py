@@ -1,19 +1,21 @@
 """Pictures of layouts (matplotlib, the optional ``plot`` extra).
 
-A *distributed* layout (hardware dims ``register``, ``lane``, ``warp``, ``block``) is drawn
-as the tensor's grid: each cell is colored by the thread that holds it -- one hue family
-per warp (subgroup), a shade per lane -- and labelled ``T<tid>:<reg>``, the flat thread id
-``tid = (block * warps + warp) * lanes + lane`` and the register. An element held by
-several threads or registers shows its first holder and ``+k`` for the ``k`` others.
+What is drawn comes from :mod:`layoutkit.render.drawing`: the tensor grid colored by the
+thread holding each element (one hue family per warp, a shade per lane) and labelled
+``T<tid>:<reg>``, or for memory layouts the tensor labelled with offsets and the memory
+labelled with elements. A figure reads without zooming:
 
-A *memory* layout (``offset``, ``block``) is drawn twice: the tensor grid labelled with each
-element's offset, and the memory itself, offsets left to right in rows, labelled with the
-element stored there -- padding slots (``#ttg.padded_shared``) are drawn as grey, hatched
-cells. Both panels color an element the same way (a hue per tensor row, a shade per
-column), so the memory panel shows where the rows went.
+- the layout's text as the title, ``dim1`` / ``dim0`` axis titles, tick labels in element
+  coordinates, and a legend of the warp colors (or of the memory colors and padding);
+- labels large enough to read -- split over two lines (``T16`` over ``:0``) when a cell is
+  narrow; beyond :data:`~layoutkit.render.drawing.LABEL_SIDE` cells on a side they are left
+  out, and every cell of an svg has a tooltip (``<title>``) naming its element and holder;
+- at most :data:`~layoutkit.render.drawing.MAX_SIDE` cells on a side: larger tensors are
+  drawn in register tiles, warp tiles or blocks, said on the picture; ``zoom`` draws a region
+  element by element (``layoutkit render --zoom 96:112,32:48``).
 
-Tensors of rank > 2 are drawn with their leading dims flattened into rows; rank 1 is one
-row. :func:`layout_figure` returns the figure and the :class:`Drawing` it was made from.
+A picture's size is bounded (about 3400 x 3400 pixels at 150 dpi), so its time and memory
+are too, whatever the tensor (up to 2**20 elements).
 
 >>> from layoutkit.layouts.iree import NestedLayout
 >>> fig, drawing = layout_figure(NestedLayout([1], [1], [1], [4], [2], [0], [1], subgroup_size=4))
@@ -24,336 +26,235 @@ row. :func:`layout_figure` returns the figure and the :class:`Drawing` it was ma
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
-from math import prod
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from layoutkit.core.indices import check_table_size
 from layoutkit.errors import LayoutError, quote
+from layoutkit.render.drawing import (  # noqa: F401  (re-exported: the picture's data)
+    EMPTY_COLOR,
+    LABEL_SIDE,
+    MAX_DRAWN_CELLS,
+    MAX_DRAWN_HOLDERS,
+    MAX_SIDE,
+    PADDING_COLOR,
+    Drawing,
+    View,
+    drawing_of,
+    element_colors,
+    memory_view_of,
+    parse_zoom,
+    thread_colors,
+    view_of,
+    warp_color,
+    warp_hue,
+)
 
-#: cells above which the labels are left out of the figure (they stay in the Drawing)
-MAX_LABELLED_CELLS = 64 * 64
-#: largest tensor drawn (1024x1024 cells) and most hardware indices placed on it
-MAX_DRAWN_CELLS = 1 << 20
-MAX_DRAWN_HOLDERS = 1 << 22
-PADDING_COLOR = (0.82, 0.82, 0.82, 1.0)
-EMPTY_COLOR = (1.0, 1.0, 1.0, 1.0)
-
-
-@dataclass(frozen=True, eq=False)
-class Drawing:
-    """What a picture shows, as arrays over the drawn grid (rows x cols).
-
-    ``labels`` / ``colors`` (RGBA) / ``holders`` (how many hardware indices hold each
-    element) / ``thread`` / ``register`` / ``warp`` (of the first holder, -1 if none) for the
-    tensor grid; for a memory layout ``thread`` holds the offset, and ``memory_labels``,
-    ``memory_colors`` and ``memory_padding`` describe the memory panel.
-    """
-
-    kind: str
-    title: str
-    tensor_shape: tuple[int, ...]
-    labels: np.ndarray
-    colors: np.ndarray
-    holders: np.ndarray
-    thread: np.ndarray
-    register: np.ndarray
-    warp: np.ndarray
-    memory_labels: np.ndarray | None = None
-    memory_colors: np.ndarray | None = None
-    memory_padding: np.ndarray | None = None
-
-    @property
-    def grid_shape(self) -> tuple[int, int]:
-        return self.labels.shape  # type: ignore[return-value]
-
-
-# --------------------------------------------------------------------------------------
-# colors
-# --------------------------------------------------------------------------------------
-def warp_hue(warp: Any, num_warps: int) -> Any:
-    """The hue (0..1) of a warp's color family: evenly spread, starting at blue."""
-    return (0.58 + np.asarray(warp) / max(num_warps, 1)) % 1.0
-
-
-def thread_colors(lane: Any, warp: Any, num_lanes: int, num_warps: int) -> np.ndarray:
-    """RGBA per thread (vectorized): its warp's hue with a small shift per lane, and a
-    brightness / saturation step per lane so that neighbouring lanes differ."""
-    from matplotlib.colors import hsv_to_rgb
-
-    lane, warp = np.broadcast_arrays(np.asarray(lane, dtype=float), np.asarray(warp, dtype=float))
-    width = (0.3 / num_warps) if num_warps > 1 else 0.16
-    position = lane / max(num_lanes - 1, 1)
-    hue = (warp_hue(warp, num_warps) + (position - 0.5) * width) % 1.0
-    step = lane % 4
-    saturation = 0.35 + 0.5 * (1 - step / 3)
-    value = 0.98 - 0.30 * ((lane // 4) % 2) - 0.05 * step
-    rgb = hsv_to_rgb(np.stack([hue, saturation, value], axis=-1))
-    return np.concatenate([rgb, np.ones(rgb.shape[:-1] + (1,))], axis=-1)
-
-
-def element_colors(rows_index: Any, cols_index: Any, rows: int, cols: int) -> np.ndarray:
-    """RGBA per tensor element in memory pictures: a hue per row, a shade per column."""
-    from matplotlib.colors import hsv_to_rgb
-
-    r = np.asarray(rows_index, dtype=float)
-    c = np.asarray(cols_index, dtype=float)
-    hue = (0.58 + r / max(rows, 1)) % 1.0
-    saturation = 0.25 + 0.6 * (c / max(cols - 1, 1))
-    value = np.full_like(hue, 0.92)
-    rgb = hsv_to_rgb(np.stack([hue, saturation, value], axis=-1))
-    return np.concatenate([rgb, np.ones(rgb.shape[:-1] + (1,))], axis=-1)
-
-
-# --------------------------------------------------------------------------------------
-# drawing data
-# --------------------------------------------------------------------------------------
-def _grid_of(shape: tuple[int, ...]) -> tuple[int, int]:
-    if len(shape) == 1:
-        return 1, shape[0]
-    return prod(shape[:-1]), shape[-1]
-
-
-def drawing_of(layout: Any, shape: Any = None) -> Drawing:
-    """The :class:`Drawing` of a layout in the common protocol (no matplotlib needed)."""
-    if not hasattr(layout, "table") or not hasattr(layout, "hardware_dims"):
-        hint = ""
-        if type(layout).__module__ == "layoutkit.core.cute":
-            hint = (" (a CuTe layout is drawn as a thread-value layout over a tensor: write "
-                    "'LAYOUT over MxN' or give the tensor type with -t)")
-        raise LayoutError(f"layout: cannot draw {quote(str(layout))}, a {type(layout).__name__}{hint}")
-    tensor_shape = layout.tensor_shape(shape)
-    cells = prod(tensor_shape)
-    if cells > MAX_DRAWN_CELLS:
-        raise LayoutError(
-            f"shape: a picture of {quote(list(tensor_shape))} would draw {cells} cells, at most "
-            f"{MAX_DRAWN_CELLS} (2**{MAX_DRAWN_CELLS.bit_length() - 1}) are supported"
-        )
-    hw = layout.hardware_dims(tensor_shape)
-    check_table_size(hw, str(layout), MAX_DRAWN_HOLDERS, "a picture")
-    table = layout.table(tensor_shape)
-    kind = getattr(layout, "kind", "distributed")
-    if "offset" in hw:
-        kind = "memory"
-    title = str(layout)
-    if kind == "memory":
-        return _memory_drawing(title, tensor_shape, hw, table)
-    return _distributed_drawing(title, tensor_shape, hw, table)
-
-
-def _flat_inputs(hw: dict[str, int]) -> dict[str, np.ndarray]:
-    grids = np.indices(tuple(hw.values()), dtype=np.int64).reshape(len(hw), -1)
-    return {name: grids[i] for i, name in enumerate(hw)}
-
-
-def _cell_index(table: np.ndarray, tensor_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Flat cell index of every table entry and whether it is a real element (not padding)."""
-    coords = table.reshape(-1, len(tensor_shape))
-    valid = np.all((coords >= 0) & (coords < np.asarray(tensor_shape)), axis=1)
-    cells = np.zeros(len(coords), dtype=np.int64)
-    if valid.any():
-        cells[valid] = np.ravel_multi_index(tuple(coords[valid].T), tensor_shape)
-    return cells, valid
-
-
-def _first_holder(cells: np.ndarray, valid: np.ndarray, key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per cell: the index (into the flat entries) of the holder with the smallest key, and
-    how many entries hold the cell."""
-    holders = np.bincount(cells[valid], minlength=size)
-    first = np.full(size, -1, dtype=np.int64)
-    entries = np.nonzero(valid)[0]
-    order = entries[np.lexsort((key[entries], cells[entries]))]
-    sorted_cells = cells[order]
-    starts = np.r_[True, sorted_cells[1:] != sorted_cells[:-1]] if len(order) else np.zeros(0, bool)
-    first[sorted_cells[starts]] = order[starts]
-    return first, holders
-
-
-def _distributed_drawing(title: str, tensor_shape: tuple[int, ...], hw: dict[str, int],
-                         table: np.ndarray) -> Drawing:
-    inputs = _flat_inputs(hw)
-    n = table[..., 0].size
-    zeros = np.zeros(n, dtype=np.int64)
-    register = inputs.get("register", zeros)
-    lane, warp, block = inputs.get("lane", zeros), inputs.get("warp", zeros), inputs.get("block", zeros)
-    lanes, warps = hw.get("lane", 1), hw.get("warp", 1)
-    tid = (block * warps + warp) * lanes + lane
-    size = prod(tensor_shape)
-    cells, valid = _cell_index(table, tensor_shape)
-    first, holders = _first_holder(cells, valid, tid * hw.get("register", 1) + register, size)
-    has = first >= 0
-    pick = np.where(has, first, 0)
-    thread = np.where(has, tid[pick], -1)
-    reg = np.where(has, register[pick], -1)
-    warp_of = np.where(has, warp[pick], -1)
-    lane_of = np.where(has, lane[pick], -1)
-    colors = np.tile(np.asarray(EMPTY_COLOR), (size, 1))
-    colors[has] = thread_colors(lane_of[has], warp_of[has], lanes, warps)
-    extra = holders - 1
-    labels = np.char.add(np.char.add("T", thread.astype(str)), np.char.add(":", reg.astype(str)))
-    labels = np.where(extra > 0, np.char.add(labels, np.char.add(" +", extra.astype(str))), labels)
-    labels = np.where(has, labels, "")
-    grid = _grid_of(tensor_shape)
-    return Drawing(
-        kind="distributed", title=title, tensor_shape=tensor_shape,
-        labels=labels.reshape(grid), colors=colors.reshape(grid + (4,)),
-        holders=holders.reshape(grid), thread=thread.reshape(grid), register=reg.reshape(grid),
-        warp=warp_of.reshape(grid),
-    )
-
-
-def _memory_drawing(title: str, tensor_shape: tuple[int, ...], hw: dict[str, int], table: np.ndarray) -> Drawing:
-    inputs = _flat_inputs(hw)
-    n = table[..., 0].size
-    offset = inputs.get("offset", np.zeros(n, dtype=np.int64))
-    block = inputs.get("block", np.zeros(n, dtype=np.int64))
-    offsets_per_block = hw.get("offset", 1)
-    address = block * offsets_per_block + offset
-    size = prod(tensor_shape)
-    cells, valid = _cell_index(table, tensor_shape)
-    first, holders = _first_holder(cells, valid, address, size)
-    has = first >= 0
-    pick = np.where(has, first, 0)
-    element_offset = np.where(has, address[pick], -1)
-    grid = _grid_of(tensor_shape)
-    rows, cols = grid
-    cell_rows, cell_cols = np.divmod(np.arange(size), cols)
-    colors = element_colors(cell_rows, cell_cols, rows, cols)
-    colors[~has] = EMPTY_COLOR
-    extra = holders - 1
-    labels = np.where(has, element_offset.astype(str), "")
-    labels = np.where(extra > 0, np.char.add(labels, np.char.add(" +", extra.astype(str))), labels)
-    # the memory panel: addresses left to right, in rows of the padded row length
-    total = int(address.max()) + 1 if n else 0
-    width = _memory_row_length(title, total, cols)
-    mem_rows = -(-total // width) if total else 0
-    mem_labels = np.full(mem_rows * width, "", dtype=object)
-    mem_colors = np.tile(np.asarray(EMPTY_COLOR), (mem_rows * width, 1))
-    mem_padding = np.zeros(mem_rows * width, dtype=bool)
-    at = np.full(mem_rows * width, -1, dtype=np.int64)
-    order = np.argsort(address, kind="stable")
-    at[address[order]] = np.where(valid[order], cells[order], -1)
-    mem_padding[:total] = at[:total] < 0
-    stored = np.nonzero(at >= 0)[0]
-    mem_colors[stored] = colors[at[stored]]
-    stored_rows, stored_cols = np.divmod(at[stored], cols)
-    if len(tensor_shape) > 1:
-        mem_labels[stored] = np.char.add(np.char.add(stored_rows.astype(str), ","), stored_cols.astype(str))
-    else:
-        mem_labels[stored] = stored_cols.astype(str)
-    mem_colors[mem_padding] = PADDING_COLOR
-    mem_labels[mem_padding] = "pad"
-    return Drawing(
-        kind="memory", title=title, tensor_shape=tensor_shape,
-        labels=labels.reshape(grid), colors=colors.reshape(grid + (4,)),
-        holders=holders.reshape(grid), thread=element_offset.reshape(grid),
-        register=np.full(grid, -1), warp=np.full(grid, -1),
-        memory_labels=mem_labels.reshape(mem_rows, width).astype(str),
-        memory_colors=mem_colors.reshape(mem_rows, width, 4),
-        memory_padding=mem_padding.reshape(mem_rows, width),
-    )
-
-
-def _memory_row_length(title: str, total: int, cols: int) -> int:
-    """Row length of the memory panel: a tensor row plus the padding inserted after it
-    (read from a padded_shared title), so padding lines up as columns."""
-    import re
-
-    m = re.search(r"padded_shared<\[(\d+):\+(\d+)", title)
-    if m:
-        interval, pad = int(m.group(1)), int(m.group(2))
-        if interval % cols == 0 or cols % interval == 0:
-            return max(interval, cols) + pad * max(1, cols // interval)
-    return max(1, min(cols, total))
+#: labels are drawn only where their font would be at least this size (points)
+MIN_LABEL_POINTS = 4.5
+#: the longer side of the grid, in inches, and the largest cell
+GRID_INCHES = 20.0
+MAX_CELL_INCHES = 0.6
+DPI = 150
+#: most cells on a side of a notebook's picture (``_repr_svg_``): at most 16384 tooltips
+NOTEBOOK_MAX_SIDE = 128
+#: warps shown one by one in the legend
+LEGEND_WARPS = 16
 
 
 # --------------------------------------------------------------------------------------
 # figures
 # --------------------------------------------------------------------------------------
-def layout_figure(layout: Any, shape: Any = None) -> tuple[Any, Drawing]:
-    """A matplotlib Figure of ``layout`` (module doc) and the :class:`Drawing` behind it."""
+def layout_figure(layout: Any, shape: Any = None, *, zoom: str | None = None, labels: bool = True,
+                  max_side: int = MAX_SIDE) -> tuple[Any, Drawing]:
+    """A matplotlib Figure of ``layout`` (module doc) and the :class:`Drawing` behind it.
+    ``zoom`` is ``"r0:r1,c0:c1"``, a region of the grid (half-open element ranges)."""
     from matplotlib.figure import Figure
 
     drawing = drawing_of(layout, shape)
-    rows, cols = drawing.grid_shape
-    panels = [(drawing.labels, drawing.colors, None, "tensor")]
-    if drawing.kind == "memory" and drawing.memory_labels is not None:
-        panels = [(drawing.labels, drawing.colors, None, "tensor: offset of each element"),
-                  (drawing.memory_labels, drawing.memory_colors, drawing.memory_padding,
-                   "memory: element at each offset")]
-    widest = max(p[0].shape[1] for p in panels)
-    tallest = sum(max(p[0].shape[0], 1) for p in panels)
-    cell = float(np.clip(14.0 / max(widest, tallest, 1), 0.16, 0.75))
-    fig_w = max(4.0, widest * cell + 1.0)
+    region = parse_zoom(zoom, drawing.grid_shape) if zoom is not None else None
+    panels = [(view_of(drawing, region, max_side), "tensor")]
+    memory = memory_view_of(drawing, max_side) if region is None else None
+    if memory is not None:
+        panels = [(panels[0][0], "tensor: offset of each element"), (memory, "memory: element at each offset")]
+    widest = max(view.shape[1] for view, _ in panels)
+    tallest = sum(max(view.shape[0], 1) for view, _ in panels)
+    cell = float(np.clip(GRID_INCHES / max(widest, tallest, 1), 0.02, MAX_CELL_INCHES))
+    fig_w = max(5.5, widest * cell + 1.4)
     title = _wrap(drawing.title, int(fig_w * 13))
+    notes = [line for note in _notes(drawing, panels, zoom) for line in _wrap(note, int(fig_w * 14)).split("\n")]
     title_h = 0.2 + 0.14 * (title.count("\n") + 1)
-    header = title_h + 0.35 + (0.2 if len(panels) > 1 else 0.0)  # title, tick labels, subtitle
-    fig_h = max(2.5, tallest * cell + 0.4 + header + 0.45 * (len(panels) - 1))
+    notes_h = 0.16 * len(notes)
+    header = title_h + notes_h + 0.6 + (0.2 if len(panels) > 1 else 0.0)  # + tick labels, axis title
+    footer = 0.55
+    gaps = 1.05 * (len(panels) - 1)
+    fig_h = max(3.0, tallest * cell + header + footer + gaps)
     fig = Figure(figsize=(fig_w, fig_h))
     # fixed margins (a layout engine would measure thousands of labels on every save)
-    fig.subplots_adjust(left=0.6 / fig_w, right=1 - 0.2 / fig_w, bottom=0.2 / fig_h,
-                        top=1 - header / fig_h,
-                        hspace=0.6 / max(tallest * cell / len(panels), 0.5))
-    heights = [max(p[0].shape[0], 1) for p in panels]
+    fig.subplots_adjust(left=0.9 / fig_w, right=1 - 0.3 / fig_w, bottom=footer / fig_h,
+                        top=1 - header / fig_h, hspace=gaps / max(tallest * cell, 0.5))
+    heights = [max(view.shape[0], 1) for view, _ in panels]
     axes = fig.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
-    for ax, (labels, colors, padding, subtitle) in zip(axes, panels):
+    for ax, (view, subtitle) in zip(axes, panels):
         is_tensor = subtitle.startswith("tensor")
-        owner = drawing.thread if is_tensor and drawing.kind == "distributed" else None
-        _draw_grid(ax, labels, colors, padding, cell, drawing.tensor_shape if is_tensor else None, owner)
+        _draw_view(ax, view, cell, drawing.kind == "distributed" and is_tensor, labels)
+        _axis_titles(ax, view, drawing.tensor_shape if is_tensor else None)
         if len(panels) > 1:
-            ax.set_title(subtitle, fontsize=9, loc="left")
+            ax.set_title(subtitle, fontsize=9, loc="left", pad=30)
     fig.suptitle(title, fontsize=8, family="monospace", y=1 - 0.1 / fig_h, va="top")
+    for i, note in enumerate(notes):
+        fig.text(0.5, 1 - (title_h + 0.05 + 0.16 * i) / fig_h, note, ha="center", va="top", fontsize=8,
+                 color="#333333")
+    _legend(fig, drawing)
     return fig, drawing
 
 
-def _draw_grid(ax: Any, labels: np.ndarray, colors: np.ndarray, padding: np.ndarray | None,
-               cell: float, tensor_shape: tuple[int, ...] | None, owner: np.ndarray | None = None) -> None:
-    """One panel: the cell colors as one image, the cell borders, thread boundaries and
+def _notes(drawing: Drawing, panels: list[tuple[View, str]], zoom: str | None) -> list[str]:
+    """What the reader must know about the cells: zoom, aggregation, labels left out."""
+    notes = []
+    if zoom is not None:
+        (view, _), = panels
+        r0, c0 = view.origin
+        notes.append(f"zoom: rows {r0}-{r0 + view.extent[0] - 1}, cols {c0}-{c0 + view.extent[1] - 1} "
+                     f"of the {drawing.grid_shape[0]}x{drawing.grid_shape[1]} grid")
+    for view, subtitle in panels:
+        if view.note:
+            notes.append(f"{subtitle.split(':')[0]}: {view.note}" if len(panels) > 1 else view.note)
+    if any(max(view.shape) > LABEL_SIDE for view, _ in panels):
+        notes.append("too many cells to label: hover over a cell (svg) or draw a region with zoom "
+                     "(layoutkit render --zoom r0:r1,c0:c1)")
+    return notes
+
+
+def _axis_titles(ax: Any, view: View, tensor_shape: tuple[int, ...] | None) -> None:
+    if tensor_shape is None:  # the memory panel
+        ax.set_xlabel(f"offset within a row of {view.extent[1]}", fontsize=8)
+        ax.set_ylabel("row of offsets", fontsize=8)
+    elif len(tensor_shape) == 1:
+        ax.set_xlabel("dim0", fontsize=8)
+    else:
+        rank = len(tensor_shape)
+        ax.set_xlabel(f"dim{rank - 1} →", fontsize=8)
+        ax.set_ylabel("dim0 ↓" if rank == 2 else f"dims 0..{rank - 2} flattened ↓", fontsize=8)
+    ax.xaxis.set_label_position("top")
+
+
+def _legend(fig: Any, drawing: Drawing) -> None:
+    """Warp colors (distributed) or what memory colors mean, under the grid."""
+    from matplotlib.patches import Patch
+
+    if drawing.kind == "distributed":
+        warps = drawing.num_warps
+        shown = range(min(warps, LEGEND_WARPS))
+        handles = [Patch(facecolor=warp_color(w, warps), edgecolor="#333333", linewidth=0.5, label=f"warp {w}")
+                   for w in shown]
+        lead = "color: hue = warp, shade = lane; dark lines: a new thread" + (
+            f"; warps {LEGEND_WARPS}..{warps - 1} continue around the color wheel" if warps > LEGEND_WARPS else "")
+    else:
+        swatches = ((0, 0, "row 0, first col"), (0, 3, "row 0, last col"), (2, 0, "a later row"))
+        handles = [Patch(facecolor=element_colors(r, c, 4, 4), edgecolor="#333333", linewidth=0.5, label=text)
+                   for r, c, text in swatches]
+        handles.append(Patch(facecolor=PADDING_COLOR, hatch="////", edgecolor=(0.55, 0.55, 0.55), label="padding"))
+        lead = "color: hue = tensor row, shade = column (the same element has the same color in both panels)"
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 8), fontsize=7, frameon=False,
+               bbox_to_anchor=(0.5, 0.0), handlelength=1.2, columnspacing=1.0, title=lead, title_fontsize=7)
+
+
+def _ticks(count: int, origin: int, tile: int) -> tuple[list[int], list[str]]:
+    """About 16 ticks at powers of two, labelled with element coordinates."""
+    step = 1 << max(0, (max(count // 16, 1) - 1).bit_length()) if count > 16 else 1
+    where = list(range(0, count, step))
+    return where, [str(origin + i * tile) for i in where]
+
+
+def _draw_view(ax: Any, view: View, cell: float, boundaries: bool, labels: bool) -> None:
+    """One panel: the cell colors as one image, the cell borders, owner boundaries and
     padding hatches as one collection each, and every label through one :class:`CellLabels`
     artist (a matplotlib Text per cell would cost a layout pass each: seconds at 64x64)."""
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Rectangle
 
-    rows, cols = labels.shape
-    ax.imshow(colors, interpolation="nearest", aspect="equal", extent=(-0.5, cols - 0.5, rows - 0.5, -0.5))
-    step = max(1, cols // 16)
-    ax.set_xticks(range(0, cols, step))
-    ax.set_yticks(range(0, rows, max(1, rows // 16)))
+    rows, cols = view.shape
+    # the colors: an image for vector output (one small embedded bitmap), a QuadMesh for
+    # raster output (Agg fills quads directly; resampling an image to the picture's pixels
+    # would take seconds): save_figure shows the one its format wants
+    ax.imshow(view.colors, interpolation="none", aspect="equal", extent=(-0.5, cols - 0.5, rows - 0.5, -0.5))
+    from matplotlib.collections import QuadMesh
+
+    corners = np.stack(np.meshgrid(np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5), axis=-1)
+    mesh = QuadMesh(corners, facecolors=view.colors.reshape(-1, 4), edgecolors="none", antialiased=False)
+    mesh.set_visible(False)
+    ax.add_collection(mesh, autolim=False)
+    ax._layoutkit_mesh = mesh
+    ax.set_xticks(*_ticks(cols, view.origin[1], view.tile[1]))
+    ax.set_yticks(*_ticks(rows, view.origin[0], view.tile[0]))
     ax.tick_params(labelsize=7, top=True, labeltop=True, bottom=False, labelbottom=False)
-    if tensor_shape is not None and len(tensor_shape) > 2:
-        ax.set_ylabel(f"dims 0..{len(tensor_shape) - 2} flattened", fontsize=7)
-    # white lines between all cells
-    xs, ys = np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5
-    borders = [[(x, -0.5), (x, rows - 0.5)] for x in xs] + [[(-0.5, y), (cols - 0.5, y)] for y in ys]
-    ax.add_collection(LineCollection(borders, colors="white", linewidths=0.6))
-    if owner is not None:  # dark lines where the holding thread changes
-        rs, cs = np.nonzero(owner[:, 1:] != owner[:, :-1])
-        vertical = np.stack([np.stack([cs + 0.5, rs - 0.5], -1), np.stack([cs + 0.5, rs + 0.5], -1)], 1)
-        rs, cs = np.nonzero(owner[1:, :] != owner[:-1, :])
-        horizontal = np.stack([np.stack([cs - 0.5, rs + 0.5], -1), np.stack([cs + 0.5, rs + 0.5], -1)], 1)
-        segments = np.concatenate([vertical, horizontal])
+    if cell >= 0.08:  # white lines between cells, where they leave room for the color
+        xs, ys = np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5
+        borders = [[(x, -0.5), (x, rows - 0.5)] for x in xs] + [[(-0.5, y), (cols - 0.5, y)] for y in ys]
+        ax.add_collection(LineCollection(borders, colors="white", linewidths=0.6))
+    if boundaries and view.owner is not None:  # dark lines where the holder changes
+        segments = _boundary_segments(view.owner)
         if len(segments):
-            ax.add_collection(LineCollection(segments, colors="#333333",
-                                             linewidths=max(0.4, min(1.2, cell * 2))))
-    if padding is not None and padding.any():
-        hatched = [Rectangle((c - 0.5, r - 0.5), 1, 1) for r, c in zip(*np.nonzero(padding))]
+            ax.add_collection(LineCollection(segments, colors="#333333", linewidths=max(0.4, min(1.2, cell * 2))))
+    if view.padding is not None and view.padding.any():
+        runs = _runs(view.padding)
+        hatched = [Rectangle((c0 - 0.5, r - 0.5), c1 - c0, 1) for r, c0, c1 in runs]
         ax.add_collection(PatchCollection(hatched, facecolor="none", hatch="////",
                                           edgecolor=(0.55, 0.55, 0.55), linewidth=0))
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
-    if rows * cols <= MAX_LABELLED_CELLS:
-        longest = max((len(s) for s in labels.ravel()), default=1) or 1
-        fontsize = float(np.clip(cell * 72 * 1.5 / max(longest, 3), 1.0, 9.0))
-        ax.add_artist(cell_labels_artist(labels, colors, fontsize))
+    ax._layoutkit_view = view  # the svg writer adds a tooltip per cell
+    if labels and rows <= LABEL_SIDE and cols <= LABEL_SIDE:
+        fontsize, two_lines = _label_font(view.labels, cell)
+        if fontsize >= MIN_LABEL_POINTS:
+            ax.add_artist(cell_labels_artist(view.labels, view.colors, fontsize, two_lines))
 
 
-def cell_labels_artist(labels: np.ndarray, colors: np.ndarray, fontsize: float) -> Any:
+def _label_font(labels: np.ndarray, cell: float) -> tuple[float, bool]:
+    """The font size (points) that fits the labels in a cell of ``cell`` inches, and whether
+    they are split over two lines at their ``:`` (``T16`` over ``:0 +1``) to get it."""
+    room = cell * 72 * 0.88
+    lengths = np.char.str_len(labels.astype(str))
+    longest = max(int(lengths.max()) if labels.size else 1, 3)
+    one_line = min(9.0, room / (0.62 * longest))
+    if one_line >= 6.5 or not np.char.count(labels.astype(str), ":").any():
+        return one_line, False
+    parts = np.char.partition(labels.astype(str), ":")
+    head, tail = parts[..., 0], parts[..., 2]
+    longest_part = max(int(np.char.str_len(head).max()), int(np.char.str_len(tail).max()) + 1, 3)
+    two_lines = min(9.0, room / (0.62 * longest_part), room / 2.5)
+    return (two_lines, True) if two_lines > one_line else (one_line, False)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int, int]]:
+    """Maximal runs ``(row, start, stop)`` of True along each row of ``mask``."""
+    padded = np.pad(mask.astype(np.int8), ((0, 0), (1, 1)))
+    edges = np.diff(padded, axis=1)
+    starts, stops = np.nonzero(edges == 1), np.nonzero(edges == -1)
+    return list(zip(starts[0].tolist(), starts[1].tolist(), stops[1].tolist()))
+
+
+def _boundary_segments(owner: np.ndarray) -> np.ndarray:
+    """Line segments between cells of different owners, runs of them merged into one
+    segment (a few hundred lines where a cell-by-cell drawing would have 10**5)."""
+    segments = []
+    for r, c0, c1 in _runs(owner[1:, :] != owner[:-1, :]):  # between rows r and r + 1
+        segments.append(((c0 - 0.5, r + 0.5), (c1 - 0.5, r + 0.5)))
+    for c, r0, r1 in _runs((owner[:, 1:] != owner[:, :-1]).T):  # between cols c and c + 1
+        segments.append(((c + 0.5, r0 - 0.5), (c + 0.5, r1 - 0.5)))
+    return np.asarray(segments, dtype=float).reshape(-1, 2, 2)
+
+
+def cell_labels_artist(labels: np.ndarray, colors: np.ndarray, fontsize: float, two_lines: bool = False) -> Any:
     """A :class:`CellLabels` artist: ``labels[r, c]`` centered on cell ``(c, r)``, black on
-    light cells and white on dark ones (by the luminance of ``colors``)."""
-    return _cell_labels_class()(labels, colors, fontsize)
+    light cells and white on dark ones (by the luminance of ``colors``); with ``two_lines``
+    each label is split at its first ``:`` (the colon starts the second line)."""
+    return _cell_labels_class()(labels, colors, fontsize, two_lines)
 
 
 def _cell_labels_class() -> type:
@@ -364,16 +265,17 @@ def _cell_labels_class() -> type:
 
         class CellLabels(Artist):
             """Every cell label of a grid in one artist: one font measurement, then one
-            ``renderer.draw_text`` per label at its baseline (labels are monospaced, so a
-            label's width is its length times one character's)."""
+            ``renderer.draw_text`` per label line at its baseline (labels are monospaced, so
+            a line's width is its length times one character's)."""
 
             zorder = 3
 
-            def __init__(self, labels: np.ndarray, colors: np.ndarray, fontsize: float) -> None:
+            def __init__(self, labels: np.ndarray, colors: np.ndarray, fontsize: float, two_lines: bool) -> None:
                 super().__init__()
-                self.labels = labels
+                self.labels = labels.astype(str)
                 luminance = colors[..., :3] @ np.array([0.299, 0.587, 0.114])
                 self.dark = luminance <= 0.55
+                self.two_lines = two_lines
                 self.prop = FontProperties(family="DejaVu Sans Mono", size=fontsize)
                 self.set_in_layout(False)
 
@@ -381,19 +283,33 @@ def _cell_labels_class() -> type:
                 """The labels drawn, row by row (empty cells left out)."""
                 return [text for text in self.labels.ravel().tolist() if text]
 
+            def _lines(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                """Per drawn line: its text, cell row, cell col and vertical slot (-1 upper
+                of two, 0 alone, 1 lower of two)."""
+                rows, cols = np.nonzero(self.labels != "")
+                texts = self.labels[rows, cols]
+                if not self.two_lines:
+                    return texts, rows, cols, np.zeros(len(texts))
+                parts = np.char.partition(texts, ":")
+                head, colon, tail = parts[:, 0], parts[:, 1], parts[:, 2]
+                split = colon != ""
+                second = np.char.add(colon, tail)[split]
+                return (np.concatenate([head, second]), np.concatenate([rows, rows[split]]),
+                        np.concatenate([cols, cols[split]]),
+                        np.concatenate([np.where(split, -1.0, 0.0), np.ones(int(split.sum()))]))
+
             def draw(self, renderer: Any) -> None:
                 if not self.get_visible():
                     return
-                rows, cols = np.nonzero(self.labels != "")
-                if not len(rows):
+                texts, rows, cols, slot = self._lines()
+                if not len(texts):
                     return
-                texts = self.labels[rows, cols]
                 centers = self.axes.transData.transform(np.stack([cols, rows], -1).astype(float))
                 width, height, descent = renderer.get_text_width_height_descent("0" * 8, self.prop, ismath=False)
                 char_width = width / 8
-                lengths = np.char.str_len(texts.astype(str))
+                lengths = np.char.str_len(texts)
                 xs = centers[:, 0] - lengths * char_width / 2
-                ys = centers[:, 1] - height / 2 + descent  # baselines, y up
+                ys = centers[:, 1] - height / 2 + descent - slot * height * 0.58  # baselines, y up
                 if renderer.flipy():  # as Text.draw: such renderers take y down from the top
                     ys = renderer.get_canvas_width_height()[1] - ys
                 dark = self.dark[rows, cols]
@@ -428,14 +344,15 @@ def _stamp_labels(renderer: Any, gc: Any, texts: np.ndarray, xs: np.ndarray, ys:
     """Raster output: each character is rendered once by Agg into a small bitmap, and the
     labels are stamped from those bitmaps into one RGBA layer (numpy, per character kind)
     drawn as one image -- the same glyphs ``draw_text`` would give, at rounded positions.
-    ``ys`` are baselines in pixel rows from the top (Agg flips y)."""
+    ``ys`` are baselines in pixel rows from the top (Agg flips y). Coverage is kept in
+    bytes: a 3400 x 3400 picture needs 12 MB per layer."""
     from matplotlib.backends.backend_agg import RendererAgg
 
     height_px = int(renderer.height)
     width_px = int(renderer.width)
     size = int(np.ceil(prop.get_size_in_points() * renderer.dpi / 72 * 2.5)) + 4
     origin_x, origin_y = 2, size // 3  # the glyph pen position inside its small canvas
-    coverage = np.zeros((2, height_px, width_px), dtype=np.float32)  # light, dark text
+    coverage = np.zeros((2, height_px, width_px), dtype=np.uint8)  # light, dark text
     longest = max(int(np.char.str_len(texts.astype(str)).max()), 1)
     chars = texts.astype(f"<U{longest}").view("<U1").reshape(len(texts), longest)
     for char in np.unique(chars).tolist():
@@ -445,7 +362,7 @@ def _stamp_labels(renderer: Any, gc: Any, texts: np.ndarray, xs: np.ndarray, ys:
         canvas_gc = canvas.new_gc()
         canvas.draw_text(canvas_gc, origin_x, origin_y, char, prop, 0.0, ismath=False)
         canvas_gc.restore()
-        glyph = np.asarray(canvas.buffer_rgba())[..., 3].astype(np.float32) / 255
+        glyph = np.asarray(canvas.buffer_rgba())[..., 3]
         glyph_rows, glyph_cols = np.nonzero(glyph)
         weights = glyph[glyph_rows, glyph_cols]
         label_index, position = np.nonzero(chars == char)  # every occurrence of the character
@@ -457,41 +374,120 @@ def _stamp_labels(renderer: Any, gc: Any, texts: np.ndarray, xs: np.ndarray, ys:
         layer = np.broadcast_to(dark[label_index][:, None].astype(np.int64), r.shape)
         np.maximum.at(coverage, (layer[inside], r[inside], c[inside]),
                       np.broadcast_to(weights[None, :], r.shape)[inside])
-    image = np.zeros((height_px, width_px, 4), dtype=np.float32)
-    image[..., :3] = (coverage[1] > 0)[..., None]  # white text on dark cells, else black
-    image[..., 3] = np.maximum(coverage[0], coverage[1])
-    renderer.draw_image(gc, 0, 0, (image * 255).astype(np.uint8)[::-1])
+    image = np.zeros((height_px, width_px, 4), dtype=np.uint8)
+    image[..., :3] = (coverage[1] > 0)[..., None] * np.uint8(255)  # white text on dark cells, else black
+    np.maximum(coverage[0], coverage[1], out=image[..., 3])
+    del coverage
+    renderer.draw_image(gc, 0, 0, image[::-1])
 
 
 def _wrap(text: str, width: int) -> str:
-    import textwrap
-
     return textwrap.fill(text, width=max(width, 40), break_long_words=True, break_on_hyphens=False)
+
+
+# --------------------------------------------------------------------------------------
+# files
+# --------------------------------------------------------------------------------------
+FORMATS = ("svg", "png", "pdf")
 
 
 def picture_format(path: str) -> str:
     """``svg``, ``png`` or ``pdf`` from a file name's suffix, else a LayoutError."""
     suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in ("svg", "png", "pdf"):
+    if suffix not in FORMATS:
         raise LayoutError(f"output: expected a .svg, .png or .pdf file name, got {quote(path)}")
     return suffix
 
 
 def save_figure(fig: Any, path: Any, suffix: str | None = None) -> None:
     """Write a figure to ``path`` (a file name or a file object); the format follows the
-    suffix (svg, png, pdf) unless given."""
+    suffix (svg, png, pdf) unless given. An svg gets a tooltip per cell."""
     if suffix is None:
         suffix = picture_format(str(path))
     from matplotlib import rc_context
 
     # svg keeps text as text: thousands of labels stay small and fast to write
     with rc_context({"svg.fonttype": "none"}):
-        fig.savefig(path, format=suffix, dpi=150)
+        if suffix == "png":
+            with _quad_mesh_colors(fig):
+                fig.savefig(path, format=suffix, dpi=DPI)
+            return
+        if suffix != "svg":
+            fig.savefig(path, format=suffix, dpi=DPI)
+            return
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", dpi=DPI)
+    text = with_tooltips(buffer.getvalue(), fig)
+    if hasattr(path, "write"):
+        path.write(text if isinstance(path, io.TextIOBase) else text.encode())
+    else:
+        Path(path).write_text(text, encoding="utf-8")
 
 
-def layout_svg(layout: Any, shape: Any = None) -> str:
-    """The picture as SVG text (``LayoutBase._repr_svg_`` shows it in Jupyter)."""
-    fig, _ = layout_figure(layout, shape)
+@contextmanager
+def _quad_mesh_colors(fig: Any) -> Iterator[None]:
+    """Raster output draws the cell colors as the QuadMesh instead of the image."""
+    swapped = []
+    for ax in fig.axes:
+        mesh = getattr(ax, "_layoutkit_mesh", None)
+        if mesh is not None and ax.images:
+            swapped.append((mesh, ax.images[0]))
+            mesh.set_visible(True)
+            ax.images[0].set_visible(False)
+    try:
+        yield
+    finally:
+        for mesh, image in swapped:
+            mesh.set_visible(False)
+            image.set_visible(True)
+
+
+def with_tooltips(svg: str, fig: Any) -> str:
+    """``svg`` (written from ``fig``) with an invisible rectangle per drawn cell holding a
+    ``<title>`` -- the element (or tile) and who holds it -- that viewers show on hover."""
+    scale = 72 / fig.dpi  # svg units are points; the transforms are in pixels at fig.dpi
+    height = fig.get_figheight() * 72
+    groups = []
+    for ax in fig.axes:
+        view = getattr(ax, "_layoutkit_view", None)
+        if view is None:
+            continue
+        rows, cols = view.shape
+        corners = ax.transData.transform(np.array([[-0.5, -0.5], [cols - 0.5, rows - 0.5]])) * scale
+        (x0, y0), (x1, y1) = corners
+        w, h = (x1 - x0) / cols, (y0 - y1) / rows
+        r, c = np.indices((rows, cols)).reshape(2, -1)
+        xs, ys = x0 + c * w, height - y0 + r * h
+        tips = view.tooltips.reshape(-1).tolist()
+        items = "".join(f'<rect x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}"><title>{_escape(t)}</title></rect>'
+                        for x, y, t in zip(xs.tolist(), ys.tolist(), tips))
+        groups.append(f'<g class="cell_tooltips" fill="#000" fill-opacity="0">{items}</g>')
+    if not groups:
+        return svg
+    end = svg.rfind("</svg>")
+    return svg[:end] + "\n".join(groups) + "\n" + svg[end:]
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def layout_svg(layout: Any, shape: Any = None, **options: Any) -> str:
+    """The picture as SVG text (``LayoutBase._repr_svg_`` shows it in Jupyter);
+    ``options`` go to :func:`layout_figure`."""
+    fig, _ = layout_figure(layout, shape, **options)
     buffer = io.StringIO()
     save_figure(fig, buffer, "svg")
     return buffer.getvalue()
+
+
+def picture_bytes(layout: Any, shape: Any = None, suffix: str = "svg", **options: Any) -> tuple[bytes, Drawing]:
+    """The picture file's bytes (``options`` go to :func:`layout_figure`) and its drawing."""
+    fig, drawing = layout_figure(layout, shape, **options)
+    if suffix == "svg":
+        buffer = io.StringIO()
+        save_figure(fig, buffer, "svg")
+        return buffer.getvalue().encode(), drawing
+    raw = io.BytesIO()
+    save_figure(fig, raw, suffix)
+    return raw.getvalue(), drawing

@@ -220,7 +220,7 @@ def test_cli_binary_input_file(capsys, tmp_path):
     path.write_bytes(b"\xd0\xff\x00#blocked")
     code, out, err = run(capsys, "convert", "-i", str(path), "-l", "#blocked", "-l", "#blocked",
                          "-t", "tensor<64x64xf32>")
-    assert code == 2 and err == f"error: input: '{path}' is not UTF-8 text\n"
+    assert code == 2 and err == f"error: input: '{path}' is not UTF-8 text (byte 0xd0 at position 0)\n"
 
 
 @pytest.mark.parametrize("args,needle", [HOSTILE[0], HOSTILE[2], HOSTILE[8]])

@@ -162,7 +162,8 @@ def test_repr_svg_for_notebooks():
     svg = NestedLayout([2, 1], [1, 2], [1, 1], [4, 2], [1, 2], [1, 0], [1, 4], subgroup_size=8)._repr_svg_()
     assert svg is not None and "<svg" in svg
     svg = layout_svg(layoutkit.parse_layout(SEED004), (16, 16))
-    assert svg.lstrip().startswith("<?xml") and svg.count("T0:0 +1") == 1  # text stays text
+    assert svg.lstrip().startswith("<?xml") and svg.count(">T0:0 +1<") == 1  # text stays text
+    assert svg.count("<title>(0, 0): T0:0 +1 (warp 0, lane 0)</title>") == 1  # and a tooltip per cell
 
 
 def test_cli_render(tmp_path, capsys):
@@ -217,10 +218,9 @@ def test_raster_labels_are_the_glyphs_draw_text_gives(tmp_path, monkeypatch):
             nearest = np.minimum(nearest, np.abs(a - np.roll(b, (dy, dx), axis=(0, 1))).max(axis=-1))
         return nearest > 0.25
 
-    assert far(stamped, drawn).mean() < 0.001 and far(drawn, stamped).mean() < 0.002
+    assert far(stamped, drawn).mean() < 0.001 and far(drawn, stamped).mean() < 0.004
     # without labels the picture is far from the drawn one wherever a glyph is
-    monkeypatch.setattr(picture, "MAX_LABELLED_CELLS", 0)
-    fig, _ = layout_figure(layout)
+    fig, _ = layout_figure(layout, labels=False)
     fig.savefig(tmp_path / "bare.png", dpi=150)
     text_pixels = far(drawn, imread(tmp_path / "bare.png")).mean()
     assert text_pixels > 5 * far(drawn, stamped).mean(), text_pixels

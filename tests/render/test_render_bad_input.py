@@ -6,7 +6,6 @@ anything is drawn) -- through `main([...])`, a subprocess, and for random layout
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import time
@@ -68,14 +67,17 @@ CASES = [
      ["shape: ", "'[1048576, 1048576]'", "at most 1048576"]),
     (["-l", BLOCKED, "-t", "tensor<2048x1024xf16>", "-o", "out.png"], ["shape: ", "'[2048, 1024]'"]),
     (["-l", NESTED, "-o", "out.png", "--num-subgroups", "99999999999"], ["hardware dims: ", "warp=99999999999"]),
-    (["-l", NESTED, "-o", "out.png", "--subgroup-size", "-3"], ["subgroup_size: ", "'-3'"]),
+    (["-l", NESTED, "-o", "out.png", "--subgroup-size", "-3"], ["'--subgroup-size'", "-3 is not in the range"]),
     (["-l", NESTED, "-o", "out.png", "--subgroup-size", "x"], ["'--subgroup-size'", "'x'"]),
     (["-l", "(32,4):(1,32)", "-o", "out.png"], ["layout: ", "'(32,4):(1,32)'", "over MxN"]),
     (["-i", "missing.mlir", "-o", "out.png"], ["input: ", "'missing.mlir'"]),
     (["-i", "binary.mlir", "-o", "out.png"], ["input: ", "'binary.mlir'", "not UTF-8"]),
-    (["-i", "file.txt", "-o", "out.png"], ["alias-name: ", "0 layouts"]),
-    (["-i", "aliases.mlir", "-o", "out.png"], ["alias-name: ", "2 layouts"]),
-    (["-i", "aliases.mlir", "--alias-name", "zz", "-o", "out.png"], ["alias-name: ", "'#zz'"]),
+    (["-i", "file.txt", "-o", "out.png"], ["alias-names: ", "0 layouts"]),
+    (["-i", "aliases.mlir", "-o", "out.png"], ["alias-names: ", "2 layouts"]),
+    (["-i", "aliases.mlir", "--alias-names", "zz", "-o", "out.png"], ["alias-names: ", "'#zz'"]),
+    (["-i", "aliases.mlir", "--alias-names", "a,b", "-o", "out.png"], ["alias-names: ", "one layout", "'a,b'"]),
+    (["-l", SMALL, "--zoom", "0:1,0:9", "-o", "out.png"], ["zoom: ", "cols 0:9", "'0:1,0:9'"]),
+    (["-l", SMALL, "--zoom", "a:b", "-o", "out.png"], ["zoom: ", "'a:b'"]),
     (["-l", SMALL], ["Missing option", "'-o'"]),
 ]
 
@@ -99,8 +101,7 @@ def test_a_bad_output_path_is_refused_before_drawing(capsys, place):
 
 
 def test_without_matplotlib(capsys, place, monkeypatch):
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
     code = main(["render", "-l", SMALL, "-o", "out.png"])
     assert_one_error_line(code, *capsys.readouterr(), ["render: ", "'matplotlib'", "layoutkit[plot]"])
 
@@ -139,7 +140,7 @@ NESTED_CLI_CASES = [
     (["show", "-l", text_of(), "-t", "tensor<64x64xf16>", "--num-subgroups", str(HUGE)], ["hardware dims: ", f"warp={HUGE}"]),
     (["render", "-l", text_of(thread_tile=[HUGE, 1]), "-o", "out.png"], ["shape: ", f"'[{4 * HUGE}, 16]'"]),
     (["render", "-l", text_of(), "-o", "out.png", "--subgroup-size", str(HUGE)], ["hardware dims: ", f"lane={HUGE}"]),
-    (["render", "-l", text_of(), "-o", "out.png", "--subgroup-size", "0"], ["subgroup_size: ", "'0'"]),
+    (["render", "-l", text_of(), "-o", "out.png", "--subgroup-size", "0"], ["'--subgroup-size'", "0 is not in the range"]),
     (["render", "-l", text_of(subgroup_tile=[-1, 1]), "-o", "out.png"], ["subgroup_tile: ", "'[-1, 1]'"]),
 ]
 
@@ -148,7 +149,10 @@ CUTE_CLI_CASES = [
     (["render", "-l", HUGE_CUTE + " over 1000000000x1000000000", "-o", "out.png"], ["shape: ", "'[1000000000, 1000000000]'"]),
     (["render", "-l", "(32,4):(1,32)", "-t", "tensor<1000000000x1000000000xf16>", "-o", "out.png"],
      ["shape: ", "'[1000000000, 1000000000]'"]),
-    (["render", "-l", "Sw<3,4,3> o 0 o (8,64):(64,1)", "-o", "out.svg"], ["layout: ", "'Sw<3,4,3> o 0 o (8,64):(64,1)'"]),
+    (["render", "-l", "Sw<3,4,3> o 0 o (8,64):(64,1)", "-t", "tensor<64x8xf16>", "-o", "out.svg"],
+     ["tensor shape: ", "'Sw<3,4,3> o 0 o (8,64):(64,1)'", "'8x64'"]),
+    (["render", "-l", "Sw<3,4,3> o 0 o (8,64):(0,1)", "-o", "out.svg"], ["shared memory layout: ", "not injective"]),
+    (["show", "-l", "Sw<3,4,3> o 0 o (8,64):(64,-1)", "-t", "tensor<8x64xf16>"], ["shared memory layout: ", "negative"]),
     (["render", "-l", "Sw<99,99,99> o 0 o (8,64):(64,1)", "-o", "out.svg"], ["swizzle: ", "'Sw<99,99,99>'"]),
     (["render", "-l", "(0,4):(1,32)", "-o", "out.svg"], ["shape: ", "'0'"]),
     (["render", "-l", "(32,4):(1,-32) over 32x4", "-o", "out.svg"], ["thread-value layout: ", "'(32,4):(1,-32)'"]),

@@ -130,7 +130,7 @@ def _bad_input_cases(tmp: Path) -> list[tuple[list[str], str]]:
     return [
         (run("--arg", o, file="broken.mlir"), "line 5, column 7: Operation memref.stor is not registered"),
         (run("--arg", o, file="latin1.mlir"), "FILE: '" + str(tmp / "latin1.mlir") + "' is not UTF-8 text"),
-        (run("--arg", o, file="missing.mlir"), "FILE: no such file"),
+        (run("--arg", o, file="missing.mlir"), "FILE: cannot read '"),
         (run("--arg", o, "--arg", "v=1") + ["--kernel", "nope"], "kernel: no kernel named 'nope'"),
         (run("--arg", o, "--arg", "v=1", grid="0"), "--grid: expected 1 to 3 positive integers X[,Y[,Z]], got '0'"),
         (run("--arg", o, "--arg", "v=1", block="-8"), "--block: expected 1 to 3 positive integers X[,Y[,Z]], got '-8'"),
