@@ -1,0 +1,83 @@
+"""layoutkit against Triton 3.9 itself: random encodings of every kind, their text as Triton
+prints it and their linear layouts as Triton computes them.
+
+The goldens (``goldens/triton39.json``) are written by ``scripts/generate_triton_goldens.py``
+with ``triton==3.9.0`` (see that script and the README's contributor section); nothing here
+runs Triton. Per case:
+
+- ``text`` -- the attribute exactly as Triton 3.9 prints it: layoutkit reads it and prints it
+  back character for character (so Triton's parser reads what layoutkit prints);
+- ``bases`` -- Triton's ``toLinearLayout`` on ``shape``: layoutkit's ``to_linear_layout``
+  gives the same bases, in-dim by in-dim, basis by basis;
+- ``legacy_text`` -- the same encoding with its CGA layout in the legacy
+  ``CTAsPerCGA / CTASplitNum / CTAOrder`` fields (converted by Triton's own
+  ``make_cga_layout``): it reads to the same value;
+- ``linear_component`` (``padded_shared``, which has no linear layout): the unpadded map.
+
+``amd_rotating_shared`` cases pin the text only: Triton 3.9's Python bindings can parse the
+attribute but cannot hand it to ``toLinearLayout`` (no builder for it, and
+``get_gluon_layout_from_memdesc`` reports it as unhandled); its map is checked against a
+formula in ``test_shared_amd_rotating.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from layoutkit import parse_layout
+
+GOLDENS = json.loads((Path(__file__).parent / "goldens" / "triton39.json").read_text())
+CASES = GOLDENS["cases"]
+
+
+def case_id(index: int) -> str:
+    return f"{index}-{CASES[index]['encoding']}"
+
+
+def test_goldens_cover_every_encoding():
+    """Every TritonGPU encoding of Triton 3.9, and both CGA spellings."""
+    encodings = {case["encoding"] for case in CASES}
+    assert encodings == {
+        "blocked", "slice", "nvidia_mma", "dot_op", "amd_mfma", "amd_wmma", "linear",
+        "generic_linear", "swizzled_shared", "amd_rotating_shared", "nvmma_shared",
+        "shared_linear", "padded_shared", "partitioned_shared",
+    }
+    assert GOLDENS["triton"] == "3.9.0"
+    assert sum("CGALayout" in case["text"] for case in CASES) >= 50
+    assert sum("legacy_text" in case for case in CASES) >= 100
+    parents = {c["text"].split("parent = #ttg.")[1].split("<")[0] for c in CASES if c["encoding"] == "dot_op"}
+    assert parents == {"nvidia_mma", "blocked", "amd_mfma", "amd_wmma"}
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=case_id)
+def test_text_prints_as_triton_prints(index):
+    case = CASES[index]
+    assert str(parse_layout(case["text"])) == case["text"]
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=case_id)
+def test_linear_layout_equals_triton(index):
+    case = CASES[index]
+    layout = parse_layout(case["text"])
+    if "bases" in case:
+        ll = layout.to_linear_layout(tuple(case["shape"]))
+        assert ll.bases == case["bases"]
+        assert list(ll.out_dims.values()) == case["shape"]
+    elif "linear_component" in case:
+        assert layout.linear_component.bases == case["linear_component"]
+    else:
+        assert case["encoding"] == "amd_rotating_shared"
+
+
+LEGACY = [i for i, case in enumerate(CASES) if "legacy_text" in case]
+
+
+@pytest.mark.parametrize("index", LEGACY, ids=case_id)
+def test_legacy_cga_fields_read_to_the_same_layout(index):
+    case = CASES[index]
+    legacy = parse_layout(case["legacy_text"])
+    assert str(legacy) == case["text"]
+    assert legacy.to_linear_layout(tuple(case["shape"])).bases == case["bases"]
