@@ -295,6 +295,14 @@ def draw(rng: random.Random, encoding: str) -> dict:
     if encoding == "shared_linear":
         shape = [2 * max([b[d] for b in spec["args"][0] + spec["args"][1]] + [0]) or 1
                  for d in range(spec["rank"])]
+    if encoding == "generic_linear":
+        # Triton reads a generic_linear layout back as its bases (on its own shape only);
+        # what sets it apart from #ttg.linear: warp bases that move along several dims
+        register, lane, warp, block, shape = spec["args"]
+        for i, basis in enumerate(warp):
+            others = [b for b in register + lane if any(b) and not any(x and y for x, y in zip(b, basis))]
+            if any(basis) and others and rng.random() < 0.6:
+                warp[i] = [x ^ y for x, y in zip(basis, rng.choice(others))]
     spec["shape"] = shape
     return spec
 

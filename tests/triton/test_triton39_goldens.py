@@ -18,6 +18,18 @@ runs Triton. Per case:
 attribute but cannot hand it to ``toLinearLayout`` (no builder for it, and
 ``get_gluon_layout_from_memdesc`` reports it as unhandled); its map is checked against a
 formula in ``test_shared_amd_rotating.py``.
+
+Known differences, each marked ``xfail`` below with its reason:
+
+- ``partitioned_shared`` (new in Triton 3.9) is not implemented in layoutkit yet; besides,
+  the bindings return its layout without the in-dim that numbers the partitions, so its
+  goldens are incomplete.
+- ``nvmma_shared`` with ``swizzlingByteWidth = 0, transposed = true`` on rank >= 3:
+  Triton 3.9 gives offset bases that broadcast (zero bases) and skip elements, e.g. at
+  [8, 2, 4] ``[[0, 1, 0], [0, 0, 0], [0, 0, 0], [1, 0, 0], ...]`` -- 256 offsets for 64
+  elements, which no shared-memory layout should do; Triton is arguably wrong there.
+  layoutkit stores such a tensor as its TMA box (dim 0 innermost, then the last dim down),
+  as it does for rank 2, where it agrees with Triton.
 """
 
 from __future__ import annotations
@@ -37,6 +49,25 @@ def case_id(index: int) -> str:
     return f"{index}-{CASES[index]['encoding']}"
 
 
+def known_difference(case: dict, text_only: bool) -> str | None:
+    if case["encoding"] == "partitioned_shared":
+        return "partitioned_shared is not implemented in layoutkit"
+    if (not text_only and case["encoding"] == "nvmma_shared" and "swizzlingByteWidth = 0, transposed = true" in case["text"]
+            and len(case["shape"]) >= 3):
+        return "Triton 3.9's rank >= 3 transposed unswizzled nvmma_shared broadcasts offsets (see module doc)"
+    return None
+
+
+def cases(indices=None, text_only=False):
+    """Parameters for the case indices, the known differences marked xfail."""
+    params = []
+    for index in range(len(CASES)) if indices is None else indices:
+        reason = known_difference(CASES[index], text_only)
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        params.append(pytest.param(index, id=case_id(index), marks=marks))
+    return params
+
+
 def test_goldens_cover_every_encoding():
     """Every TritonGPU encoding of Triton 3.9, and both CGA spellings."""
     encodings = {case["encoding"] for case in CASES}
@@ -52,13 +83,13 @@ def test_goldens_cover_every_encoding():
     assert parents == {"nvidia_mma", "blocked", "amd_mfma", "amd_wmma"}
 
 
-@pytest.mark.parametrize("index", range(len(CASES)), ids=case_id)
+@pytest.mark.parametrize("index", cases(text_only=True))
 def test_text_prints_as_triton_prints(index):
     case = CASES[index]
     assert str(parse_layout(case["text"])) == case["text"]
 
 
-@pytest.mark.parametrize("index", range(len(CASES)), ids=case_id)
+@pytest.mark.parametrize("index", cases())
 def test_linear_layout_equals_triton(index):
     case = CASES[index]
     layout = parse_layout(case["text"])
@@ -75,7 +106,7 @@ def test_linear_layout_equals_triton(index):
 LEGACY = [i for i, case in enumerate(CASES) if "legacy_text" in case]
 
 
-@pytest.mark.parametrize("index", LEGACY, ids=case_id)
+@pytest.mark.parametrize("index", cases(LEGACY))
 def test_legacy_cga_fields_read_to_the_same_layout(index):
     case = CASES[index]
     legacy = parse_layout(case["legacy_text"])

@@ -124,7 +124,10 @@ class BlockedEncoding(DistributedEncoding):
         )
 
     def draft(self, shape: tuple[int, ...]) -> Draft:
-        return combine_cta_cga(self.cta_tile(), self.cga.bases, shape)
+        """On a tensor smaller than the CTA tile, lanes and warps past it broadcast (zero
+        bases) while registers past it are dropped (Triton 3.9): sizePerThread [4, 4] at
+        4x2 keeps the register bases [[1, 0], [2, 0], [0, 1]]."""
+        return combine_cta_cga(self.cta_tile(), self.cga.bases, shape, drop_registers=True)
 
     # -- as a dot_op parent (FMA dots) ----------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
@@ -146,6 +149,12 @@ class BlockedEncoding(DistributedEncoding):
             .times_walk("warp", self.warps_per_cta, self.order, broadcast_dim=k_dim)
         )
         return combine_cta_cga(cta, cga.bases, shape)
+
+    def natural_shape(self) -> tuple[int, ...]:
+        """The CTA tile times the CTAs that split the tensor: the smallest shape covered
+        without broadcast (e.g. (16, 32) for sizePerThread [1, 4], threadsPerWarp [4, 8],
+        warpsPerCTA [4, 1])."""
+        return tuple(t * s for t, s in zip(self.shape_per_cta_tile, self.cga.cta_split_num))
 
     @property
     def shape_per_cta_tile(self) -> tuple[int, ...]:

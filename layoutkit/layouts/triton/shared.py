@@ -323,14 +323,7 @@ class NVMMASharedEncoding(_SharedBase):
         transposed = fields.bool("transposed", False)
         bits = fields.int("elementBitWidth", minimum=1)
         fp4 = fields.bool("fp4Padded", False)
-        rank = fields.int("rank", 0, minimum=1) if fields.has("rank") else 0
-        if not rank:
-            if fields.has("CTAOrder"):
-                rank = len(fields.ints("CTAOrder"))
-            elif fields.has("CGALayout") and fields.bases("CGALayout"):
-                rank = len(fields.bases("CGALayout")[0])
-            else:
-                rank = 2
+        rank = fields.int("rank", 0, minimum=1) or CGALayout.rank_of_fields(fields) or 2
         cga = read_cga(fields, rank)
         return fields.build(cls, width, transposed, bits, fp4, cga, rank)
 
@@ -398,8 +391,10 @@ class NVMMASharedEncoding(_SharedBase):
         per_cta = _shape_per_cta(shape, self.cga)
         tma = self.tma_block_shape(per_cta)
         if self.swizzling_byte_width == 0:
+            # row-major in the TMA box; transposed, the box's last dim is tensor dim 0
+            walk = [0, *reversed(range(1, rank))] if self.transposed else reversed(range(rank))
             draft = Draft.empty(rank)
-            for dim in reversed(range(rank)):
+            for dim in walk:
                 draft = draft * Draft.identity(tma[dim], "offset", dim, rank=rank)
             return _finish(draft.not_smaller_than(per_cta, "offset"), self.cga, shape)
         if rank < 2:
@@ -591,8 +586,12 @@ class PaddedSharedEncoding(_SharedBase):
         ll = self.linear_component
         if not isinstance(ll, LinearLayout) or ll.in_dim_names != list(SHARED_IN_DIMS):
             raise LayoutError(f"linear_component: expected a LinearLayout with in dims offset, block, got {quote(ll)}")
-        if not ll.is_invertible():
-            raise LayoutError(f"offset: the linear component must be a bijection (no broadcast), got {quote(self._component_text())}")
+        offsets_broadcast = any(not any(b) for b in _bases_of(ll, "offset"))
+        if offsets_broadcast or not ll.is_surjective() or not _nonzero_bases_independent(ll):
+            raise LayoutError(
+                "offset: the linear component must be a bijection (only block bases may be broadcast, "
+                f"[0, ...]), got {quote(self._component_text())}"
+            )
         for name in SHARED_IN_DIMS:
             for basis in _bases_of(ll, name):
                 nonzero = [v for v in basis if v]
