@@ -42,6 +42,7 @@ from layoutkit.layouts.triton.common import (
     matrix_order,
     place,
 )
+from layoutkit.layouts.triton.fields import CGA, DeclaredFields, Field
 
 MFMA_SHAPES = ((32, 32), (16, 16), (64, 4), (4, 64))
 MFMA_WAVE = 64
@@ -81,7 +82,7 @@ def _check_bool(name: str, value: object) -> bool:
 
 
 @dataclass(frozen=True)
-class AmdMfmaEncoding(DistributedEncoding):
+class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
     """``#ttg.amd_mfma<{version, warpsPerCTA, instrShape, isTransposed[, CGALayout]
     [, tilesPerWarp][, elementBitWidth]}>``.
 
@@ -92,6 +93,17 @@ class AmdMfmaEncoding(DistributedEncoding):
 
     ATTR_NAME = "amd_mfma"
     LEGACY_ATTR_NAMES = ("mfma",)
+    FIELDS = (
+        Field("version", "version", "int"),
+        Field("warpsPerCTA", "warps_per_cta", "ints", minimum=1, pow2=True),
+        Field("instrShape", "instr_shape", "ints", minimum=1),
+        Field("isTransposed", "is_transposed", "bool"),
+        CGA,
+        Field("tilesPerWarp", "tiles_per_warp", "ints", minimum=1, pow2=True, default=None,
+              printed=lambda tiles: any(t != 1 for t in tiles)),
+        Field("elementBitWidth", "element_bit_width", "int", default=32),
+    )
+    RANK_FIELD = "warps_per_cta"
 
     version: int
     warps_per_cta: tuple[int, ...]
@@ -102,51 +114,29 @@ class AmdMfmaEncoding(DistributedEncoding):
     element_bit_width: int = 32
 
     def __post_init__(self) -> None:
-        if isinstance(self.version, bool) or not isinstance(self.version, int) or not 0 <= self.version <= 4:
+        self.check_declared_fields()
+        if not 0 <= self.version <= 4:
             raise LayoutError(f"version: must be in the [0, 4] range, got {quote(self.version)}")
         warps = _check_warps(self.warps_per_cta)
-        instr = check_ints("instrShape", self.instr_shape, minimum=1)
+        instr = self.instr_shape
         if len(instr) not in (2, 3) or tuple(instr[:2]) not in MFMA_SHAPES:
             raise LayoutError(
                 f"instrShape: (M, N) must be one of 32x32, 16x16, 64x4, 4x64, got {quote(ints_text(instr))}"
             )
-        transposed = _check_bool("isTransposed", self.is_transposed)
-        if instr[:2] == (64, 4) and not transposed:
+        if instr[:2] == (64, 4) and not self.is_transposed:
             raise LayoutError("isTransposed: a 64x4 MFMA layout must be transposed")
-        if self.element_bit_width not in (32, 64) or isinstance(self.element_bit_width, bool):
+        if self.element_bit_width not in (32, 64):
             raise LayoutError(f"elementBitWidth: must be 32 or 64, got {quote(self.element_bit_width)}")
-        object.__setattr__(self, "warps_per_cta", warps)
-        object.__setattr__(self, "instr_shape", instr)
         object.__setattr__(self, "tiles_per_warp", _check_tiles(self.tiles_per_warp, len(warps)))
         object.__setattr__(self, "cga", as_cga(self.cga, len(warps)))
 
     @classmethod
     def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> AmdMfmaEncoding:
-        f = Fields(attr, cls.ATTR_NAME, aliases)
-        if f.has("versionMajor") and not f.has("version"):  # older Triton spelling
-            version = f.int("versionMajor")
-            f.int("versionMinor", 0)
-        else:
-            version = f.int("version")
-        warps = f.ints("warpsPerCTA", minimum=1)
-        instr = f.ints("instrShape", minimum=1)
-        transposed = f.bool("isTransposed")
-        cga = CGALayout.from_fields(f, len(warps))
-        tiles = f.ints("tilesPerWarp", None, minimum=1)
-        width = f.int("elementBitWidth", 32)
-        return f.build(cls, version, warps, instr, transposed, cga, tiles, width)
-
-    def field_text(self) -> str:
-        text = (
-            f"version = {self.version}, warpsPerCTA = {ints_text(self.warps_per_cta)}, "
-            f"instrShape = {ints_text(self.instr_shape)}, isTransposed = {bool_text(self.is_transposed)}"
-            f"{self.cga.field_text()}"
-        )
-        if any(t != 1 for t in self.tiles_per_warp):
-            text += f", tilesPerWarp = {ints_text(self.tiles_per_warp)}"
-        if self.element_bit_width != 32:
-            text += f", elementBitWidth = {self.element_bit_width}"
-        return text
+        params = attr.params
+        if isinstance(params, dict) and "versionMajor" in params and "version" not in params:  # older Triton
+            params = {"version" if k == "versionMajor" else k: v for k, v in params.items() if k != "versionMinor"}
+            attr = Attribute(attr.name, params, attr.text)
+        return super().from_attribute(attr, aliases)
 
     @property
     def rank(self) -> int:

@@ -50,6 +50,7 @@ from layoutkit.layouts.triton.common import (
     is_power_of_two,
     log2,
 )
+from layoutkit.layouts.triton.fields import CGA, DeclaredFields, Field
 
 SHARED_IN_DIMS = ("offset", "block")
 
@@ -107,7 +108,7 @@ class _SharedBase(LayoutBase):
 # swizzled_shared
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class SwizzledSharedEncoding(_SharedBase):
+class SwizzledSharedEncoding(DeclaredFields, _SharedBase):
     """``#ttg.swizzled_shared<{vec = V, perPhase = P, maxPhase = M, order = [...]}>``.
 
     ``order[0]`` is the contiguous dim (the *column*), ``order[1]`` the *row*; further dims
@@ -128,17 +129,21 @@ class SwizzledSharedEncoding(_SharedBase):
 
     ATTR_NAME = "swizzled_shared"
     LEGACY_ATTR_NAMES = ("shared",)
+    FIELDS = (
+        Field("vec", "vec", "int", minimum=1, pow2=True),
+        Field("perPhase", "per_phase", "int", minimum=1, pow2=True),
+        Field("maxPhase", "max_phase", "int", minimum=1, pow2=True),
+        Field("order", "order", "ints"),
+        CGA,
+    )
+    RANK_FIELD = "order"
 
     def __post_init__(self) -> None:
-        order = check_ints("order", self.order)
-        if not order:
+        self.check_declared_fields()
+        if not self.order:
             raise LayoutError("order: must not be empty")
-        check_permutation("order", order)
-        object.__setattr__(self, "order", order)
-        for field, value in (("vec", self.vec), ("perPhase", self.per_phase), ("maxPhase", self.max_phase)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not is_power_of_two(int(value)):
-                raise LayoutError(f"{field}: expected a power of two >= 1, got {quote(value)}")
-        object.__setattr__(self, "cga", as_cga(self.cga, len(order)))
+        check_permutation("order", self.order)
+        object.__setattr__(self, "cga", as_cga(self.cga, len(self.order)))
 
     @property
     def rank(self) -> int:
@@ -146,27 +151,20 @@ class SwizzledSharedEncoding(_SharedBase):
 
     @classmethod
     def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> SwizzledSharedEncoding:
-        name = attr.name.rsplit(".", 1)[-1]
-        fields = Fields(attr, name, aliases)
-        if name in cls.LEGACY_ATTR_NAMES and fields.bool("hasLeadingOffset", False):
-            raise fields.fail(
-                "hasLeadingOffset",
-                "'true' is the legacy spelling of the Hopper layout; write it as "
-                "#ttg.nvmma_shared<{swizzlingByteWidth = ..., transposed = ..., elementBitWidth = ...}>",
-            )
-        vec = fields.int("vec", minimum=1)
-        per_phase = fields.int("perPhase", minimum=1)
-        max_phase = fields.int("maxPhase", minimum=1)
-        order = fields.ints("order")
-        cga = read_cga(fields, len(order)) if order else None
-        return fields.build(cls, vec, per_phase, max_phase, order, cga)
+        if attr.name.rsplit(".", 1)[-1] in cls.LEGACY_ATTR_NAMES and isinstance(attr.params, dict):
+            fields = Fields(attr, "shared", aliases)
+            if fields.bool("hasLeadingOffset", False):
+                raise fields.fail(
+                    "hasLeadingOffset",
+                    "'true' is the legacy spelling of the Hopper layout; write it as "
+                    "#ttg.nvmma_shared<{swizzlingByteWidth = ..., transposed = ..., elementBitWidth = ...}>",
+                )
+            params = {k: v for k, v in attr.params.items() if k != "hasLeadingOffset"}
+            attr = Attribute(attr.name, params, attr.text)
+        return super().from_attribute(attr, aliases)
 
     def __str__(self) -> str:
-        assert self.cga is not None
-        return (
-            f"#ttg.{self.ATTR_NAME}<{{vec = {self.vec}, perPhase = {self.per_phase}, "
-            f"maxPhase = {self.max_phase}, order = {ints_text(self.order)}{self.cga.field_text()}}}>"
-        )
+        return f"#ttg.{self.ATTR_NAME}<{{{self.field_text()}}}>"
 
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
         if shape is None:
