@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit.core.bits import log2
 from layoutkit.core.coords.builders import TopDownBuilder
 from layoutkit.core.coords.transform_map import TransformChain, TransformMap, parse_transform_map
 from layoutkit.errors import LayoutError, quote
@@ -30,10 +31,6 @@ def parse_text(text: str, aliases: Any = None, **options: Any) -> TransformMap:
 
 
 # -- bridges: other families' layouts as transform chains --------------------------------------
-def _log2(n: int) -> int:
-    return n.bit_length() - 1
-
-
 def swizzled_shared_chain(encoding: Any, shape: Any) -> TransformChain:
     """Triton's ``#ttg.swizzled_shared`` on ``shape`` as a chain from tensor coordinates
     (``dim0, dim1, ...``) to the shared-memory ``offset``: the column ``order[0]`` is split
@@ -67,7 +64,7 @@ def swizzled_shared_chain(encoding: Any, shape: Any) -> TransformChain:
     split = b.get()
     b = TopDownBuilder.below(split)
     mask = (encoding.max_phase - 1) & (groups - 1)
-    b.xor(["colgrp", "row"], mask, _log2(encoding.per_phase), at=[0, 1])
+    b.xor(["colgrp", "row"], mask, log2(encoding.per_phase), at=[0, 1])
     b.take_remainder()
     swizzle = b.get()
     b = TopDownBuilder.below(swizzle)
