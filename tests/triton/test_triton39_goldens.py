@@ -112,3 +112,24 @@ def test_legacy_cga_fields_read_to_the_same_layout(index):
     legacy = parse_layout(case["legacy_text"])
     assert str(legacy) == case["text"]
     assert legacy.to_linear_layout(tuple(case["shape"])).bases == case["bases"]
+
+
+@pytest.mark.parametrize("text", [
+    # issue 10 item 3, each printed back exactly so by Triton 3.9 (checked with triton==3.9.0)
+    "#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[0, 1], [1, 0]]}}>",
+    "#ttg.generic_linear<{register = [[0, 1], [0, 2]], lane = [[1, 0], [2, 0]], warp = [[4, 2]], block = []}>",
+    "#ttg.padded_shared<[128:+8] {offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0], "
+    "[8, 0], [16, 0]], block = [[0, 0]]}>",
+])
+def test_upstream_syntax_reads_and_prints_back(text):
+    layout = parse_layout(text)
+    assert str(layout) == text
+    assert parse_layout(str(layout)) == layout
+
+
+def test_generic_linear_must_reach_every_element():
+    """Triton 3.9 rejects this one too ('Layout is expected to be surjective')."""
+    from layoutkit import LayoutError
+
+    with pytest.raises(LayoutError, match="^warp: the bases must reach every element"):
+        parse_layout("#ttg.generic_linear<{register = [[0, 1]], lane = [[1, 0], [2, 0]], warp = [[4, 2]], block = []}>")

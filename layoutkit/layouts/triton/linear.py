@@ -183,5 +183,13 @@ class GenericLinearEncoding(LinearEncoding):
     ATTR_NAME = "generic_linear"
     SWIZZLED_IN_DIMS = ("warp",)
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.build_linear_layout(self.layout_shape).is_surjective():
+            raise LayoutError(
+                f"warp: the bases must reach every element of {quote(list(self.layout_shape))}, "
+                f"got {quote(self.field_text())}"
+            )
+
 
 ENCODINGS = (LinearEncoding, GenericLinearEncoding)
