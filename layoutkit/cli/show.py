@@ -42,8 +42,10 @@ def render_show(
     # CuTe thread-value layouts take their tensor shape from -t (other families ignore it)
     options.setdefault("tensor_shape", shape)
     layout_field = "layout"
-    if layout_text is None and input_text is None:
-        layout_text, layout_field = tensor_type_encoding(tensor_type), "tensor type encoding"
+    encoding = tensor_type_encoding(tensor_type)
+    if layout_text is None and not alias_names and (input_text is None or encoding is not None):
+        # the encoding written in -t ('tensor<..., #mma>' names an alias of the -i file)
+        layout_text, layout_field = encoding, "tensor type encoding"
     if layout_text is None and input_text is None:
         raise LayoutError("layout: give a layout with -l/--layout or a file of '#alias = ...' lines with -i/--input")
     if alias_names and input_text is None:
@@ -92,8 +94,12 @@ def _parse(text: str, field: str, aliases: dict, options: dict[str, Any]) -> Any
 
 
 def _aliases(text: str) -> dict:
-    """The ``#name = ...`` definitions of an input file."""
-    return parse_aliases(text)
+    """The layouts among the ``#name = ...`` definitions of an input file (aliases that are
+    no layout -- ``#smem = #ttg.shared_memory``, ``#tmem = #ttng.tensor_memory_encoding<...>``
+    -- are skipped, as ``triton-tensor-layout`` skips them; ``#loc`` lines are no attributes)."""
+    from layoutkit.layouts.parse import is_layout_attribute
+
+    return {name: attr for name, attr in parse_aliases(text).items() if is_layout_attribute(attr)}
 
 
 @common.command("show")

@@ -33,18 +33,11 @@ from typing import Any
 import numpy as np
 
 from layoutkit.core import gf2
+from layoutkit.core.bits import is_pow2, log2
 from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
 from layoutkit.errors import LayoutError, quote
 
 Bases = dict[str, list[list[int]]]
-
-
-def _is_pow2(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
-
-
-def _log2(n: int) -> int:
-    return n.bit_length() - 1
 
 
 def _supremum(first: Sequence[str], second: Sequence[str], what: str) -> list[str]:
@@ -96,7 +89,7 @@ class LinearLayout(LayoutBase):
                 raise LayoutError(f"out_dims: dim names must be strings, got {quote(name)}")
             if name in out_names:
                 raise LayoutError(f"out_dims: dim {quote(name)} given twice")
-            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not _is_pow2(int(size)):
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not is_pow2(int(size)):
                 raise LayoutError(f"out_dims: size of {quote(name)} must be a power of two, got {quote(size)}")
             out_names.append(name)
         out = tuple((name, int(size)) for name, size in out_items)
@@ -163,24 +156,24 @@ class LinearLayout(LayoutBase):
     def identity_1d(cls, size: int, in_dim: str, out_dim: str) -> LinearLayout:
         """``out_dim = in_dim`` for ``in_dim`` in ``[0, size)``."""
         cls._check_size(size, "size")
-        return cls({in_dim: [[1 << i] for i in range(_log2(size))]}, {out_dim: size})
+        return cls({in_dim: [[1 << i] for i in range(log2(size))]}, {out_dim: size})
 
     @classmethod
     def zeros_1d(cls, size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> LinearLayout:
         """Every ``in_dim`` value maps to ``out_dim = 0`` (pure broadcast)."""
         cls._check_size(size, "size")
-        return cls({in_dim: [[0] for _ in range(_log2(size))]}, {out_dim: out_dim_size})
+        return cls({in_dim: [[0] for _ in range(log2(size))]}, {out_dim: out_dim_size})
 
     @classmethod
     def strided_1d(cls, size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
         """``out_dim = in_dim * stride`` (stride a power of two)."""
         cls._check_size(size, "size")
         cls._check_size(stride, "stride")
-        return cls({in_dim: [[stride << i] for i in range(_log2(size))]}, {out_dim: size * stride})
+        return cls({in_dim: [[stride << i] for i in range(log2(size))]}, {out_dim: size * stride})
 
     @staticmethod
     def _check_size(size: Any, field: str) -> None:
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not _is_pow2(int(size)):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not is_pow2(int(size)):
             raise LayoutError(f"{field}: must be a power of two, got {quote(size)}")
 
     # -- dims ---------------------------------------------------------------------------------
@@ -233,7 +226,7 @@ class LinearLayout(LayoutBase):
         return self._out[self._out_index(name)][1]
 
     def out_dim_size_log2(self, name: str) -> int:
-        return _log2(self.out_dim_size(name))
+        return log2(self.out_dim_size(name))
 
     def get_basis(self, in_dim: str, i: int, out_dim: str | None = None) -> Any:
         """Basis ``i`` of ``in_dim``: a list of ints, or one int when ``out_dim`` is given."""
@@ -250,7 +243,7 @@ class LinearLayout(LayoutBase):
 
     @cached_property
     def total_out_bits(self) -> int:
-        return sum(_log2(size) for _, size in self._out)
+        return sum(log2(size) for _, size in self._out)
 
     @property
     def total_in_dim_size(self) -> int:
@@ -265,7 +258,7 @@ class LinearLayout(LayoutBase):
         shifts, shift = [], 0
         for _, size in self._out:
             shifts.append(shift)
-            shift += _log2(size)
+            shift += log2(size)
         return tuple(shifts)
 
     def _flatten_value(self, row: Sequence[int]) -> int:
@@ -445,7 +438,7 @@ class LinearLayout(LayoutBase):
         if not self.is_surjective():
             raise LayoutError("pseudo_invert: the layout is not surjective")
         identity = LinearLayout({name: [[1 << i if k == j else 0 for k in range(len(self._out))]
-                                        for i in range(_log2(size))]
+                                        for i in range(log2(size))]
                                  for j, (name, size) in enumerate(self._out)}, self._out)
         return identity.invert_and_compose(self)
 
@@ -582,7 +575,7 @@ class LinearLayout(LayoutBase):
         if total != have:
             raise LayoutError(f"reshape_{side}: sizes {quote([s for _, s in new_dims])} multiply to {total}, not {have}")
         if side == "ins":
-            return self._from_flat([(n, _log2(s)) for n, s in new_dims], self.columns, self._out)
+            return self._from_flat([(n, log2(s)) for n, s in new_dims], self.columns, self._out)
         return self._from_flat([(n, len(r)) for n, r in self._in], self.columns, [(n, s) for n, s in new_dims])
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
@@ -626,7 +619,7 @@ class LinearLayout(LayoutBase):
         """Drop the top bases of ``name`` (smaller) or append zero bases (larger)."""
         self._check_size(size, f"resize_in_dim size of {name!r}")
         self._bases_of(name)  # checks the name
-        bits = _log2(size)
+        bits = log2(size)
         zero = (0,) * len(self._out)
         return LinearLayout({n: (rows[:bits] + (zero,) * (bits - len(rows)) if n == name else rows)
                              for n, rows in self._in}, self._out)
@@ -662,10 +655,10 @@ class LinearLayout(LayoutBase):
         """Inverse of :meth:`to_matrix` given the dims' names and sizes."""
         mat = np.asarray(matrix, dtype=np.int64) & 1
         template = cls({}, dict(out_dims))
-        if mat.shape != (template.total_out_bits, sum(_log2(s) for s in in_dims.values())):
+        if mat.shape != (template.total_out_bits, sum(log2(s) for s in in_dims.values())):
             raise LayoutError(f"matrix: shape {quote(mat.shape)} does not match the dims")
         cols = [int(sum(int(mat[r, j]) << r for r in range(mat.shape[0]))) for j in range(mat.shape[1])]
-        return template._from_flat([(n, _log2(s)) for n, s in in_dims.items()], cols, list(out_dims.items()))
+        return template._from_flat([(n, log2(s)) for n, s in in_dims.items()], cols, list(out_dims.items()))
 
     # -- value semantics ------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:

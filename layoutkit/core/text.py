@@ -5,8 +5,9 @@ IREE's ``#iree_vector_ext.nested_layout<k = [...], ...>``, rocMLIR's
 ``#rock.transform_map<affine_map<...> by [...] bounds = [...] -> [...]>``. This module
 tokenizes such text and reads the generic value grammar::
 
-    value   := INT | 'true' | 'false' | STRING | IDENT | list | attr
+    value   := INT | 'true' | 'false' | STRING | IDENT | list | dict | attr
     list    := '[' (value (',' value)*)? ']'
+    dict    := '{' entries? '}'
     attr    := '#' NAME ('<' body '>')?          -- NAME may be dotted: ttg.blocked
     body    := '{' entries '}' (',' entries)? | entries | values ('{' entries '}')?
     entries := IDENT '=' value (',' IDENT '=' value)*
@@ -182,6 +183,13 @@ class Cursor:
             return self.attribute()
         if tok.text == "[":
             return self.list_value()
+        if tok.text == "{":  # a dictionary value: amd_wmma's ctaLayout = {warp = [[0, 1]]}
+            self.next()
+            self.enter()
+            entries = self.entries("}")
+            self.expect("}", "to close a '{' dictionary")
+            self.leave()
+            return entries
         self.fail("expected a value")
 
     def list_value(self) -> list:

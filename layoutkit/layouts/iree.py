@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from layoutkit._lazy import lazy_exports, load
+from layoutkit.core.bits import is_pow2
 from layoutkit.core.coords.affine import Dim, parse_affine_map
 from layoutkit.core.indices import check_table_size, hardware_indices, unravel
 from layoutkit.core.protocol import LayoutBase, check_shape, out_dim_names
@@ -70,10 +71,6 @@ STRIDE_FIELDS = ("subgroup_strides", "thread_strides")
 ATTR_FIELDS = TILE_FIELDS + STRIDE_FIELDS
 #: bound on every size, id and coordinate, so that they stay inside int64
 MAX_ID = 1 << 62
-
-
-def _is_pow2(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
 
 
 def _ints(value: Any, name: str, minimum: int) -> tuple[int, ...]:
@@ -363,13 +360,13 @@ class NestedLayout(LayoutBase):
         shape = self.tensor_shape(shape)
         for name in ATTR_FIELDS:
             for d, v in enumerate(getattr(self, name)):
-                if not (_is_pow2(v) or (v == 0 and name in STRIDE_FIELDS)):
+                if not (is_pow2(v) or (v == 0 and name in STRIDE_FIELDS)):
                     raise LayoutError(
                         f"{name}: entry {d} is {v}, not a power of two, so the layout is not "
                         f"linear over F2 (to_linear_layout needs powers of two) in {quote(str(self), 200)}"
                     )
         for name in ("subgroup_size", "num_subgroups"):
-            if not _is_pow2(getattr(self, name)):
+            if not is_pow2(getattr(self, name)):
                 raise LayoutError(f"{name}: {getattr(self, name)} is not a power of two, so the layout is not linear over F2")
         bases = {}
         for name, size in self.hardware_dims().items():

@@ -78,6 +78,33 @@ def parse_layout(
     return _family(CUTE_FAMILY).parse_text(text, aliases, **options)
 
 
+# attribute names (after the family prefix) that are layouts, per family module
+_LAYOUT_NAMES = {
+    "layoutkit.layouts.iree": ("nested_layout",),
+    "layoutkit.layouts.rock": ("transform_map",),
+}
+
+
+def is_layout_attribute(attr: Attribute) -> bool:
+    """Whether an alias's attribute is a layout layoutkit reads -- not, say,
+    ``#ttg.shared_memory``, ``#ttng.tensor_memory_encoding<...>`` or a location: such
+    aliases in a ``.ttgir`` file are skipped, as ``triton-tensor-layout`` skips them.
+
+    >>> from layoutkit.core.text import parse_aliases
+    >>> aliases = parse_aliases("#smem = #ttg.shared_memory\n#mma = #ttg.nvidia_mma<{versionMajor = 2}>")
+    >>> [name for name, attr in aliases.items() if is_layout_attribute(attr)]
+    ['mma']
+    """
+    text = "#" + attr.name
+    for prefix, module in FAMILIES.items():
+        if text.startswith(prefix):
+            name = text[len(prefix):]
+            if module == "layoutkit.layouts.triton":
+                return name in _family(module).encoding_classes()
+            return name in _LAYOUT_NAMES.get(module, ())
+    return False
+
+
 def _alias_attribute(name: str, text: str) -> Attribute:
     """The attribute an alias given as text stands for (as if read from ``#name = text``)."""
     if not re.fullmatch(r"[A-Za-z_][\w.$]*", name):

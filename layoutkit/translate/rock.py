@@ -11,16 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit.core.bits import log2
 from layoutkit.core.coords.builders import TopDownBuilder
 from layoutkit.core.coords.transform_map import TransformChain
 from layoutkit.core.cute import Layout
 from layoutkit.errors import LayoutError, quote
 from layoutkit.layouts.iree import NestedLayout
 from layoutkit.layouts.triton.shared import PaddedSharedEncoding, SwizzledSharedEncoding
-
-
-def _log2(n: int) -> int:
-    return n.bit_length() - 1
 
 
 def swizzled_shared_chain(encoding: Any, shape: Any) -> TransformChain:
@@ -54,7 +51,7 @@ def swizzled_shared_chain(encoding: Any, shape: Any) -> TransformChain:
     split = b.get()
     b = TopDownBuilder.below(split)
     mask = (encoding.max_phase - 1) & (groups - 1)
-    b.xor(["colgrp", "row"], mask, _log2(encoding.per_phase), at=[0, 1])
+    b.xor(["colgrp", "row"], mask, log2(encoding.per_phase), at=[0, 1])
     b.take_remainder()
     swizzle = b.get()
     b = TopDownBuilder.below(swizzle)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from layoutkit.core.bits import is_pow2
 from layoutkit.core.indices import unravel
 from layoutkit.errors import LayoutError
 from layoutkit.layouts.triton.shared import (
@@ -19,10 +20,6 @@ from layoutkit.layouts.triton.shared import (
     SharedLinearEncoding,
     SwizzledSharedEncoding,
 )
-
-
-def _is_pow2(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
 
 
 def shared_linear_encoding(bases: Sequence[Sequence[int]], block_bases: Sequence[Sequence[int]] = (),
@@ -69,10 +66,10 @@ def padded_shared_encoding(shape: tuple[int, ...], order: Sequence[int], interva
     ``interval``: an unswizzled ``#ttg.swizzled_shared`` when ``pad`` is 0, else
     ``#ttg.padded_shared<[interval:+pad] {order, shape}>``; None where Triton has no form
     (its shared encodings take power-of-two shapes, intervals and paddings only)."""
-    if not all(_is_pow2(n) for n in shape):
+    if not all(is_pow2(n) for n in shape):
         return None
     if pad == 0:
         return SwizzledSharedEncoding(vec=1, per_phase=1, max_phase=1, order=tuple(order))
-    if _is_pow2(interval) and _is_pow2(pad):
+    if is_pow2(interval) and is_pow2(pad):
         return PaddedSharedEncoding.from_order([(interval, pad)], tuple(order), shape)
     return None

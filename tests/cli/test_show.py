@@ -378,3 +378,39 @@ def test_owners_are_padded_like_triton(capsys, layout, tensor):
                 assert len(m.group(1)) == pad, (owner, pad)
                 seen += 1
     assert seen >= 256
+
+
+TTGIR_WITH_OTHER_ALIASES = """\
+#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#loc = loc("kernel.py":12:0)
+#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#smem = #ttg.shared_memory
+#tmem = #ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>
+#loc1 = loc(unknown)
+module attributes {"ttg.num-warps" = 4 : i32} {
+} loc(#loc)
+"""
+
+
+def test_file_with_non_layout_aliases_prints_only_layouts(capsys, tmp_path):
+    """Issue 10 item 5: #smem, #tmem and #loc lines are skipped, as triton-tensor-layout does."""
+    path = tmp_path / "kernel.ttgir"
+    path.write_text(TTGIR_WITH_OTHER_ALIASES)
+    code, out, err = run(capsys, "show", "-i", str(path), "-t", "tensor<16x8xf16>")
+    assert code == 0, err
+    headers = [line for line in out.splitlines() if line.startswith("Print layout attribute")]
+    assert [h.split(" = ")[0] for h in headers] == ["Print layout attribute: #blocked", "Print layout attribute: #mma"]
+
+
+def test_tensor_type_names_an_alias_of_the_file(capsys, tmp_path):
+    """``-t "tensor<..., #mma>" -i FILE`` shows the file's #mma (and only it)."""
+    path = tmp_path / "kernel.ttgir"
+    path.write_text(TTGIR_WITH_OTHER_ALIASES)
+    code, out, err = run(capsys, "show", "-i", str(path), "-t", "tensor<16x8xf32, #mma>")
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        "Print layout attribute: #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], "
+        "instrShape = [16, 8]}>")
+    assert out.splitlines()[1] == "[[ T0:0,  T0:1,  T1:0,  T1:1,  T2:0,  T2:1,  T3:0,  T3:1]"
+    code, out, err = run(capsys, "show", "-i", str(path), "-t", "tensor<16x8xf32, #smem>")
+    assert code == 2 and err.startswith("error: ") and "smem" in err and len(err.splitlines()) == 1

@@ -151,13 +151,13 @@ WMMA_LANE = [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]
 )
 def test_wmma_2x4_warps(shape, register, warp):
     """LinearLayoutConversionsTest.WMMA_2x4Warps."""
-    assert bases(AmdWmmaEncoding(1, False, (2, 4)), shape) == {
+    assert bases(AmdWmmaEncoding.from_warps_per_cta(1, False, (2, 4)), shape) == {
         "register": register, "lane": WMMA_LANE, "warp": warp, "block": []}
 
 
 def test_wmma_2x4x1_warps():
     """LinearLayoutConversionsTest.WMMA_2x4x1Warps."""
-    enc = AmdWmmaEncoding(1, False, (2, 4, 1))
+    enc = AmdWmmaEncoding.from_warps_per_cta(1, False, (2, 4, 1))
     lane = [[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 1, 0]]
     assert bases(enc, (8, 16, 16)) == {
         "register": [[0, 2, 0], [0, 4, 0], [0, 8, 0], [2, 0, 0], [4, 0, 0]], "lane": lane,
@@ -180,14 +180,14 @@ def test_mfma_matches_formula(warps, m, transposed, shape):
 @pytest.mark.parametrize("version, warps, shape", [(1, (2, 4), (64, 128)), (2, (2, 2), (32, 64)),
                                                    (1, (1, 1), (16, 32))])
 def test_wmma_matches_formula(version, warps, shape):
-    enc = AmdWmmaEncoding(version, False, warps)
+    enc = AmdWmmaEncoding.from_warps_per_cta(version, False, warps)
     assert np.array_equal(enc.table(shape), wmma_reference(version, warps, shape))
 
 
 def test_transposed_wmma_is_the_transpose_of_the_tile():
     """isTranspose swaps rows and columns inside a wave's 16x16 tile."""
-    plain = AmdWmmaEncoding(2, False, (1, 1)).table((16, 16))
-    transposed = AmdWmmaEncoding(2, True, (1, 1)).table((16, 16))
+    plain = AmdWmmaEncoding.from_warps_per_cta(2, False, (1, 1)).table((16, 16))
+    transposed = AmdWmmaEncoding.from_warps_per_cta(2, True, (1, 1)).table((16, 16))
     assert np.array_equal(plain[..., ::-1], transposed)
 
 
@@ -200,8 +200,10 @@ def test_transposed_wmma_is_the_transpose_of_the_tile():
         "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>",
         "#ttg.amd_mfma<{version = 4, warpsPerCTA = [4, 1], instrShape = [16, 16, 32], isTransposed = false, "
         "CGALayout = [[0, 1]], tilesPerWarp = [2, 2], elementBitWidth = 64}>",
-        "#ttg.amd_wmma<{version = 1, isTranspose = false, warpsPerCTA = [2, 2]}>",
-        "#ttg.amd_wmma<{version = 3, isTranspose = true, warpsPerCTA = [2, 2], instrShape = [16, 16, 32]}>",
+        "#ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {warp = [[0, 1], [1, 0]]}}>",
+        "#ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[1, 0]], warp = [[0, 1]]}, "
+        "instrShape = [16, 16, 32]}>",
+        "#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {}, CGALayout = [[1, 0]]}>",
         "#ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], "
         "instrShape = [32, 32, 8], isTransposed = true}>, kWidth = 4}>",
     ],
@@ -237,6 +239,31 @@ def test_bad_text_names_the_field(text, field):
     assert field in str(info.value)
 
 
-def test_wmma_shape_too_small():
-    with pytest.raises(LayoutError, match="shape"):
-        AmdWmmaEncoding(1, False, (2, 2)).to_linear_layout((8, 16))
+def test_wmma_warps_per_cta_reads_as_cta_layout():
+    """Triton before 3.9 wrote ``warpsPerCTA``; it reads as the ``ctaLayout`` warp bases
+    (in tiles, the last dim fastest) and prints in Triton 3.9's form."""
+    old = layoutkit.parse_layout("#ttg.amd_wmma<{version = 2, isTranspose = true, warpsPerCTA = [2, 4]}>")
+    assert str(old) == "#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[0, 1], [0, 2], [1, 0]]}}>"
+
+
+def test_wmma_on_a_tensor_smaller_than_its_tile():
+    """Triton 3.9 fits a WMMA layout to any shape (broadcast lanes, zero registers); checked
+    with triton==3.9.0."""
+    ll = layoutkit.parse_layout(
+        "#ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {warp = [[0, 1], [1, 0]]}}>"
+    ).to_linear_layout((8, 16))
+    assert ll.bases == {"register": [[2, 0], [4, 0], [0, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+                        "warp": [[0, 0], [0, 0]], "block": []}
+
+
+@pytest.mark.parametrize("text, field", [
+    ("#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[0, 3]]}}>", "ctaLayout"),
+    ("#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {lanes = [[0, 1]]}}>", "ctaLayout.lanes"),
+    ("#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = [[0, 1]]}>", "ctaLayout"),
+    ("#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[0, 1, 0]]}, CGALayout = [[1, 0]]}>",
+     "CGALayout"),
+])
+def test_wmma_cta_layout_errors_name_the_field(text, field):
+    with pytest.raises(LayoutError) as info:
+        layoutkit.parse_layout(text)
+    assert str(info.value).startswith(field)

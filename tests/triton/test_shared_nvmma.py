@@ -150,3 +150,29 @@ def test_shapes_smaller_than_a_swizzle_tile_are_errors(shape):
     enc = NVMMASharedEncoding(128, False, 16)
     with pytest.raises(LayoutError, match="^shape:"):
         enc.to_linear_layout(shape)
+
+
+@pytest.mark.parametrize("width", [0, 32, 64, 128])
+@pytest.mark.parametrize("bits", [8, 16, 32])
+@pytest.mark.parametrize("shape", [(64, 128), (128, 64), (256, 32), (32, 256), (128, 128)])
+def test_transposed_is_the_mirror_image(width, bits, shape):
+    """Issue 10 item 2: ``transposed = true`` puts dim 0 innermost, for every swizzle width:
+    the layout on (a, b) is the untransposed one on (b, a) with the two coordinates swapped."""
+    a, b = shape
+    if width and a < 8 * width // bits:  # one swizzle row is longer than the contiguous dim
+        for enc, dims in ((NVMMASharedEncoding(width, True, bits), (a, b)),
+                          (NVMMASharedEncoding(width, False, bits), (b, a))):
+            with pytest.raises(LayoutError, match="needs at least"):
+                enc.to_linear_layout(dims)
+        return
+    transposed = NVMMASharedEncoding(width, True, bits).to_linear_layout((a, b)).bases["offset"]
+    plain = NVMMASharedEncoding(width, False, bits).to_linear_layout((b, a)).bases["offset"]
+    assert transposed == [[col, row] for row, col in plain]
+    assert transposed[0] == [1, 0]  # offset 1 is the next element along dim 0
+
+
+def test_unswizzled_transposed_is_column_major():
+    """swizzlingByteWidth = 0, transposed: offsets walk dim 0 first (Triton 3.9)."""
+    enc = parse_layout("#ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 16}>")
+    assert enc.to_linear_layout((16, 32)).bases["offset"] == [
+        [1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]

@@ -34,7 +34,7 @@ def mfma(warps, m, transposed=False):
 
 
 def wmma(warps, version, transposed=False):
-    return AmdWmmaEncoding(version, transposed, warps)
+    return AmdWmmaEncoding.from_warps_per_cta(version, transposed, warps)
 
 
 def dot(parent, op_idx, k_width):

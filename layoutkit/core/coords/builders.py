@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit.core.bits import is_int
 from layoutkit.core.coords.transform_map import TransformMap
-from layoutkit.core.coords.transforms import Transform, _is_int
+from layoutkit.core.coords.transforms import Transform
 from layoutkit.errors import LayoutError, quote
 
 
@@ -38,8 +39,8 @@ def _names(value: Any, what: str) -> list[str]:
 
 
 def _ints(value: Any, what: str) -> list[int]:
-    items = [value] if _is_int(value) else list(value)
-    if not all(_is_int(v) for v in items):
+    items = [value] if is_int(value) else list(value)
+    if not all(is_int(v) for v in items):
         raise LayoutError(f"{what}: expected integers, got {quote(value)}")
     return [int(v) for v in items]
 

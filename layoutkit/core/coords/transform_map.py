@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from layoutkit.core.bits import is_int
 from layoutkit.core.coords import affine
-from layoutkit.core.coords.transforms import Transform, _first_duplicate, _is_int
+from layoutkit.core.coords.transforms import Transform, _first_duplicate
 from layoutkit.core.indices import check_table_size
 from layoutkit.core.protocol import DISTRIBUTED_DIMS, LayoutBase, check_shape, out_dim_names
 from layoutkit.core.text import Attribute, Cursor
@@ -48,7 +49,7 @@ def _sizes(values: Any, field: str) -> tuple[int, ...]:
     except TypeError:
         raise LayoutError(f"{field}: expected a list of positive integers, got {quote(values)}") from None
     for v in items:
-        if not _is_int(v) or v <= 0:
+        if not is_int(v) or v <= 0:
             raise LayoutError(f"{field}: sizes must be positive integers, got {quote(list(items))}")
         if v >= affine.MAX_VALUE:
             raise LayoutError(f"{field}: sizes must lie below 2**62, got {quote(list(items))}")

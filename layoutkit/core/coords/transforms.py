@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
+from layoutkit.core.bits import is_int
 from layoutkit.core.coords import affine
 from layoutkit.core.coords.affine import MAX_VALUE, floor_div, floor_mod
 from layoutkit.errors import LayoutError, quote
@@ -43,10 +42,6 @@ from layoutkit.errors import LayoutError, quote
 KINDS = (
     "PassThrough", "Pad", "Slice", "Embed", "Unmerge", "Merge", "AddDim", "Broadcast", "ConstDim", "Xor",
 )
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def _names_text(names: tuple[str, ...]) -> str:
@@ -73,7 +68,7 @@ class Transform:
                 object.__setattr__(self, field, tuple(value))
             except TypeError:
                 raise LayoutError(f"{self.kind}: {field} must be a sequence, got {quote(value)}") from None
-        if not all(_is_int(p) for p in self.params):
+        if not all(is_int(p) for p in self.params):
             raise LayoutError(f"{self.kind}: params must be integers, got {quote(list(self.params))}")
         object.__setattr__(self, "params", tuple(int(p) for p in self.params))
         if any(abs(p) >= MAX_VALUE for p in self.params):
@@ -82,7 +77,7 @@ class Transform:
             names, dims = getattr(self, f"{side}_names"), getattr(self, f"{side}_dims")
             if not all(isinstance(n, str) and n for n in names):
                 raise LayoutError(f"{self}: {side} names must be non-empty strings, got {quote(list(names))}")
-            if not all(_is_int(d) and d >= 0 for d in dims):
+            if not all(is_int(d) and d >= 0 for d in dims):
                 raise LayoutError(f"{self}: {side} dims must be non-negative integers, got {quote(list(dims))}")
             object.__setattr__(self, f"{side}_dims", tuple(int(d) for d in dims))
             if len(names) != len(dims):

@@ -28,16 +28,21 @@ from layoutkit.layouts.triton.common import (
     DistributedEncoding,
     Draft,
     Fields,
+    bases_text,
     bool_text,
+    check_bases,
+    check_int,
     check_ints,
     check_k_width,
     check_powers_of_two,
     combine_cta_cga,
     dot_operand_order,
     ints_text,
+    is_power_of_two,
     matrix_order,
     place,
 )
+from layoutkit.layouts.triton.fields import CGA, DeclaredFields, Field
 
 MFMA_SHAPES = ((32, 32), (16, 16), (64, 4), (4, 64))
 MFMA_WAVE = 64
@@ -77,7 +82,7 @@ def _check_bool(name: str, value: object) -> bool:
 
 
 @dataclass(frozen=True)
-class AmdMfmaEncoding(DistributedEncoding):
+class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
     """``#ttg.amd_mfma<{version, warpsPerCTA, instrShape, isTransposed[, CGALayout]
     [, tilesPerWarp][, elementBitWidth]}>``.
 
@@ -88,6 +93,17 @@ class AmdMfmaEncoding(DistributedEncoding):
 
     ATTR_NAME = "amd_mfma"
     LEGACY_ATTR_NAMES = ("mfma",)
+    FIELDS = (
+        Field("version", "version", "int"),
+        Field("warpsPerCTA", "warps_per_cta", "ints", minimum=1, pow2=True),
+        Field("instrShape", "instr_shape", "ints", minimum=1),
+        Field("isTransposed", "is_transposed", "bool"),
+        CGA,
+        Field("tilesPerWarp", "tiles_per_warp", "ints", minimum=1, pow2=True, default=None,
+              printed=lambda tiles: any(t != 1 for t in tiles)),
+        Field("elementBitWidth", "element_bit_width", "int", default=32),
+    )
+    RANK_FIELD = "warps_per_cta"
 
     version: int
     warps_per_cta: tuple[int, ...]
@@ -98,51 +114,29 @@ class AmdMfmaEncoding(DistributedEncoding):
     element_bit_width: int = 32
 
     def __post_init__(self) -> None:
-        if isinstance(self.version, bool) or not isinstance(self.version, int) or not 0 <= self.version <= 4:
+        self.check_declared_fields()
+        if not 0 <= self.version <= 4:
             raise LayoutError(f"version: must be in the [0, 4] range, got {quote(self.version)}")
         warps = _check_warps(self.warps_per_cta)
-        instr = check_ints("instrShape", self.instr_shape, minimum=1)
+        instr = self.instr_shape
         if len(instr) not in (2, 3) or tuple(instr[:2]) not in MFMA_SHAPES:
             raise LayoutError(
                 f"instrShape: (M, N) must be one of 32x32, 16x16, 64x4, 4x64, got {quote(ints_text(instr))}"
             )
-        transposed = _check_bool("isTransposed", self.is_transposed)
-        if instr[:2] == (64, 4) and not transposed:
+        if instr[:2] == (64, 4) and not self.is_transposed:
             raise LayoutError("isTransposed: a 64x4 MFMA layout must be transposed")
-        if self.element_bit_width not in (32, 64) or isinstance(self.element_bit_width, bool):
+        if self.element_bit_width not in (32, 64):
             raise LayoutError(f"elementBitWidth: must be 32 or 64, got {quote(self.element_bit_width)}")
-        object.__setattr__(self, "warps_per_cta", warps)
-        object.__setattr__(self, "instr_shape", instr)
         object.__setattr__(self, "tiles_per_warp", _check_tiles(self.tiles_per_warp, len(warps)))
         object.__setattr__(self, "cga", as_cga(self.cga, len(warps)))
 
     @classmethod
     def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> AmdMfmaEncoding:
-        f = Fields(attr, cls.ATTR_NAME, aliases)
-        if f.has("versionMajor") and not f.has("version"):  # older Triton spelling
-            version = f.int("versionMajor")
-            f.int("versionMinor", 0)
-        else:
-            version = f.int("version")
-        warps = f.ints("warpsPerCTA", minimum=1)
-        instr = f.ints("instrShape", minimum=1)
-        transposed = f.bool("isTransposed")
-        cga = CGALayout.from_fields(f, len(warps))
-        tiles = f.ints("tilesPerWarp", None, minimum=1)
-        width = f.int("elementBitWidth", 32)
-        return f.build(cls, version, warps, instr, transposed, cga, tiles, width)
-
-    def field_text(self) -> str:
-        text = (
-            f"version = {self.version}, warpsPerCTA = {ints_text(self.warps_per_cta)}, "
-            f"instrShape = {ints_text(self.instr_shape)}, isTransposed = {bool_text(self.is_transposed)}"
-            f"{self.cga.field_text()}"
-        )
-        if any(t != 1 for t in self.tiles_per_warp):
-            text += f", tilesPerWarp = {ints_text(self.tiles_per_warp)}"
-        if self.element_bit_width != 32:
-            text += f", elementBitWidth = {self.element_bit_width}"
-        return text
+        params = attr.params
+        if isinstance(params, dict) and "versionMajor" in params and "version" not in params:  # older Triton
+            params = {"version" if k == "versionMajor" else k: v for k, v in params.items() if k != "versionMinor"}
+            attr = Attribute(attr.name, params, attr.text)
+        return super().from_attribute(attr, aliases)
 
     @property
     def rank(self) -> int:
@@ -215,17 +209,24 @@ class AmdMfmaEncoding(DistributedEncoding):
             tile = tile.times_identity(shape[k_index] // k_tile, "register", dim_k)
         tile = tile.times_identity(self.tiles_per_warp[non_k_index], "register", dim_non_k).with_dims(order)
         cta = tile * Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
-        return combine_cta_cga(cta, self.cga.bases, shape)
+        return combine_cta_cga(cta, cga.bases, shape)
 
 
 @dataclass(frozen=True)
 class AmdWmmaEncoding(DistributedEncoding):
-    """``#ttg.amd_wmma<{version, isTranspose, warpsPerCTA[, CGALayout][, tilesPerWarp]
-    [, instrShape]}>``.
+    """``#ttg.amd_wmma<{version, isTranspose, ctaLayout = {register = [...], warp = [...]}
+    [, CGALayout][, instrShape]}>`` (Triton 3.9; older Triton wrote ``warpsPerCTA = [..]``
+    instead of ``ctaLayout``, which is read too).
 
-    >>> wmma = AmdWmmaEncoding(1, False, (2, 4))
-    >>> wmma.to_linear_layout((16, 16)).bases["register"]
-    [[2, 0], [4, 0], [8, 0]]
+    ``ctaLayout`` places the warps (and extra register tiles) of one CTA by linear-layout
+    bases in units of one instruction tile (16x16): ``warp = [[0, 1], [1, 0]]`` puts warp 1
+    one tile to the right and warp 2 one tile down -- ``warpsPerCTA = [2, 2]``. Example::
+
+        #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[0, 1], [1, 0]]}}>
+
+    >>> wmma = AmdWmmaEncoding.from_warps_per_cta(1, False, (2, 4))
+    >>> wmma.warp_bases, wmma.to_linear_layout((16, 16)).bases["register"]
+    (((0, 1), (0, 2), (1, 0)), [[2, 0], [4, 0], [8, 0]])
     """
 
     ATTR_NAME = "amd_wmma"
@@ -233,64 +234,109 @@ class AmdWmmaEncoding(DistributedEncoding):
 
     version: int
     is_transposed: bool
-    warps_per_cta: tuple[int, ...]
+    warp_bases: tuple[tuple[int, ...], ...]
+    register_bases: tuple[tuple[int, ...], ...] = ()
     cga: CGALayout | None = None
-    tiles_per_warp: tuple[int, ...] | None = None
     instr_shape: tuple[int, ...] = WMMA_DEFAULT_INSTR_SHAPE
+    rank: int = 0  # 0: from the bases (or the CGA layout), else 2
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or self.version not in WMMA_SHAPES:
             raise LayoutError(f"version: WMMA version must be in the [1, 3] range, got {quote(self.version)}")
         transposed = _check_bool("isTranspose", self.is_transposed)
-        warps = _check_warps(self.warps_per_cta)
+        warp = check_bases("ctaLayout", self.warp_bases)
+        registers = check_bases("ctaLayout", self.register_bases)
+        rank = check_int("rank", self.rank)
+        ranks = {len(b) for b in warp + registers}
+        if isinstance(self.cga, CGALayout):
+            ranks.add(self.cga.rank)
+        if rank:
+            ranks.add(rank)
+        if len(ranks) > 1:
+            raise LayoutError(f"ctaLayout: bases and the CGA layout disagree on the rank: {quote(sorted(ranks))}")
+        rank = ranks.pop() if ranks else 2
+        if rank not in (2, 3):
+            raise LayoutError(f"ctaLayout: AMD matrix layouts have rank 2 or 3, got rank {rank}")
+        for basis in warp + registers:
+            nonzero = [v for v in basis if v]
+            if len(nonzero) > 1 or not all(is_power_of_two(v) for v in nonzero):
+                raise LayoutError(
+                    f"ctaLayout: each basis moves along at most one dim by a power of two, got {quote(ints_text(basis))}"
+                )
         instr = check_ints("instrShape", self.instr_shape, minimum=1)
         if instr not in WMMA_SHAPES[self.version]:
             valid = ", ".join(ints_text(s) for s in WMMA_SHAPES[self.version])
             raise LayoutError(
                 f"instrShape: invalid for WMMA version {self.version}: {quote(ints_text(instr))} (valid: {valid})"
             )
-        tiles = _check_tiles(self.tiles_per_warp, len(warps))
-        if any(t != 1 for t in tiles):
-            raise LayoutError(f"tilesPerWarp: only 1 per dim is supported for amd_wmma, got {quote(ints_text(tiles))}")
         object.__setattr__(self, "is_transposed", transposed)
-        object.__setattr__(self, "warps_per_cta", warps)
+        object.__setattr__(self, "warp_bases", warp)
+        object.__setattr__(self, "register_bases", registers)
         object.__setattr__(self, "instr_shape", instr)
-        object.__setattr__(self, "tiles_per_warp", tiles)
-        object.__setattr__(self, "cga", as_cga(self.cga, len(warps)))
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "cga", as_cga(self.cga, rank))
+
+    @classmethod
+    def from_warps_per_cta(cls, version: int, is_transposed: bool, warps_per_cta, **fields) -> AmdWmmaEncoding:
+        """The older form: warps tile ``warpsPerCTA`` with the last dim fastest."""
+        warps = _check_warps(warps_per_cta)
+        draft = Draft.identity_nd("warp", warps, matrix_order(len(warps)))
+        return cls(version, is_transposed, draft.bases.get("warp", ()), rank=len(warps), **fields)
 
     @classmethod
     def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> AmdWmmaEncoding:
         f = Fields(attr, cls.ATTR_NAME, aliases)
         version = f.int("version")
         transposed = f.bool("isTranspose", False)
-        warps = f.ints("warpsPerCTA", minimum=1)
-        cga = CGALayout.from_fields(f, len(warps))
-        tiles = f.ints("tilesPerWarp", None, minimum=1)
         instr = f.ints("instrShape", WMMA_DEFAULT_INSTR_SHAPE, minimum=1)
-        return f.build(cls, version, transposed, warps, cga, tiles, instr)
+        rank = f.int("rank", 0, minimum=1)
+        if f.has("warpsPerCTA") and not f.has("ctaLayout"):  # Triton before 3.9
+            warps = f.ints("warpsPerCTA", minimum=1)
+            cga = CGALayout.from_fields(f, len(warps))
+            return f.build(lambda: cls.from_warps_per_cta(version, transposed, warps, cga=cga, instr_shape=instr))
+        cta = f.sub_fields("ctaLayout")
+        registers = cta.bases("register", ())
+        warp = cta.bases("warp", ())
+        cta.finish()
+        rank = rank or next((len(b) for b in warp + registers), 0) or CGALayout.rank_of_fields(f) or 2
+        cga = CGALayout.from_fields(f, rank)
+        return f.build(cls, version, transposed, warp, registers, cga, instr, rank)
 
     def field_text(self) -> str:
+        cta = [f"{name} = {bases_text(bases)}" for name, bases in
+               (("register", self.register_bases), ("warp", self.warp_bases)) if bases]
         text = (
             f"version = {self.version}, isTranspose = {bool_text(self.is_transposed)}, "
-            f"warpsPerCTA = {ints_text(self.warps_per_cta)}{self.cga.field_text()}"
+            f"ctaLayout = {{{', '.join(cta)}}}{self.cga.field_text()}"
         )
+        if not cta and self.cga.is_default and self.rank != 2:
+            text += f", rank = {self.rank}"
         if self.instr_shape != WMMA_DEFAULT_INSTR_SHAPE:
             text += f", instrShape = {ints_text(self.instr_shape)}"
         return text
 
     @property
-    def rank(self) -> int:
-        return len(self.warps_per_cta)
+    def warps_per_cta(self) -> tuple[int, ...]:
+        """Warps per dim (a broadcast warp basis counts for none)."""
+        counts = [1] * self.rank
+        for basis in self.warp_bases:
+            for d, v in enumerate(basis):
+                if v:
+                    counts[d] *= 2
+        return tuple(counts)
 
-    def tensor_shape(self, shape: object = None) -> tuple[int, ...]:
-        dims = super().tensor_shape(shape)
-        m_index, n_index = self.rank - 2, self.rank - 1
-        m, n = self.instr_shape[0], self.instr_shape[1]
-        if not (dims[m_index] in (1,) or dims[m_index] >= m) or not (dims[n_index] == 1 or dims[n_index] >= n):
-            raise LayoutError(
-                f"shape: an amd_wmma layout needs M and N each 1 or at least {m}x{n}, got {quote(ints_text(dims))}"
-            )
-        return dims
+    def cta_bases(self, k_dim: int | None = None) -> Draft:
+        """The ``ctaLayout`` bases (in tile units) as a draft to multiply a tile by; for a
+        dot operand warps lose their K component (operands are replicated along K) and
+        register tiles along K are dropped."""
+        def drop_k(bases):
+            return bases if k_dim is None else tuple(b[:k_dim] + (0,) + b[k_dim + 1:] for b in bases)
+
+        registers = drop_k(self.register_bases)
+        if k_dim is not None:  # register tiles along K are the operand's own K repetition
+            registers = tuple(b for b in registers if any(b))
+        bases = {"register": registers, "warp": drop_k(self.warp_bases)}
+        return Draft.from_bases(self.rank, bases, matrix_order(self.rank))
 
     def draft(self, shape: tuple[int, ...]) -> Draft:
         """Triton's ``AMDWmmaEncodingAttr::toLinearLayout``."""
@@ -309,7 +355,7 @@ class AmdWmmaEncoding(DistributedEncoding):
             {"register": place(registers, tile_dims, rank), "lane": place(lanes, tile_dims, rank)},
             tile_dims,
         )
-        cta = tile.with_dims(rep_order).times_walk("warp", self.warps_per_cta, matrix_order(rank))
+        cta = tile.with_dims(rep_order) * self.cta_bases()
         return combine_cta_cga(cta, self.cga.bases, shape)
 
     # -- as a dot_op parent -------------------------------------------------------------
@@ -340,8 +386,8 @@ class AmdWmmaEncoding(DistributedEncoding):
             tile = tile.times_identity(depth, "lane", dim_k)
         tile = tile.times_identity(max(1, k_size // (depth * k_width)), "register", dim_k)
         k_index = rank - 1 if op_idx == 0 else rank - 2
-        cta = tile.with_dims(order).times_walk("warp", self.warps_per_cta, matrix_order(rank), broadcast_dim=k_index)
-        return combine_cta_cga(cta, self.cga.bases, shape)
+        cta = tile.with_dims(order) * self.cta_bases(k_index)
+        return combine_cta_cga(cta, cga.bases, shape)
 
 
 ENCODINGS = (AmdMfmaEncoding, AmdWmmaEncoding)

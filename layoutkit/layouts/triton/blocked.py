@@ -32,19 +32,18 @@ from layoutkit.layouts.triton.common import (
     DistributedEncoding,
     Draft,
     Fields,
-    check_ints,
     check_permutation,
-    check_powers_of_two,
     combine_cta_cga,
     ints_text,
 )
+from layoutkit.layouts.triton.fields import CGA, DeclaredFields, Field
 
 #: per dim, sizePerThread * threadsPerWarp * warpsPerCTA is at most this
 MAX_EXTENT = 1 << 30
 
 
 @dataclass(frozen=True)
-class BlockedEncoding(DistributedEncoding):
+class BlockedEncoding(DeclaredFields, DistributedEncoding):
     """``#ttg.blocked<{sizePerThread, threadsPerWarp, warpsPerCTA, order[, CGALayout]}>``.
 
     >>> enc = BlockedEncoding((1, 4), (4, 8), (4, 1), (1, 0))
@@ -53,6 +52,14 @@ class BlockedEncoding(DistributedEncoding):
     """
 
     ATTR_NAME = "blocked"
+    FIELDS = (
+        Field("sizePerThread", "size_per_thread", "ints", minimum=1, pow2=True),
+        Field("threadsPerWarp", "threads_per_warp", "ints", minimum=1, pow2=True),
+        Field("warpsPerCTA", "warps_per_cta", "ints", minimum=1, pow2=True),
+        Field("order", "order", "ints"),
+        CGA,
+    )
+    RANK_FIELD = "order"
 
     size_per_thread: tuple[int, ...]
     threads_per_warp: tuple[int, ...]
@@ -61,54 +68,24 @@ class BlockedEncoding(DistributedEncoding):
     cga: CGALayout | None = None
 
     def __post_init__(self) -> None:
-        fields = {
-            "sizePerThread": check_ints("sizePerThread", self.size_per_thread, minimum=1),
-            "threadsPerWarp": check_ints("threadsPerWarp", self.threads_per_warp, minimum=1),
-            "warpsPerCTA": check_ints("warpsPerCTA", self.warps_per_cta, minimum=1),
-            "order": check_ints("order", self.order),
-        }
-        rank = len(fields["order"])
+        self.check_declared_fields()
+        rank = len(self.order)
         if rank == 0:
             raise LayoutError("order: a blocked layout needs rank >= 1, got '[]'")
-        for name, values in fields.items():
+        for field in self.FIELDS[:3]:
+            values = getattr(self, field.attr)
             if len(values) != rank:
                 raise LayoutError(
-                    f"{name}: has rank {len(values)} but order has rank {rank} "
-                    f"(got {quote(ints_text(values))}, order {quote(ints_text(fields['order']))})"
+                    f"{field.key}: has rank {len(values)} but order has rank {rank} "
+                    f"(got {quote(ints_text(values))}, order {quote(ints_text(self.order))})"
                 )
-            if name != "order":
-                check_powers_of_two(name, values)
-        check_permutation("order", fields["order"])
-        for d in range(rank):
-            extent = fields["sizePerThread"][d] * fields["threadsPerWarp"][d] * fields["warpsPerCTA"][d]
+        check_permutation("order", self.order)
+        for d, extent in enumerate(self.shape_per_cta_tile):
             if extent > MAX_EXTENT:
                 raise LayoutError(
                     f"sizePerThread: the CTA tile along dim {d} has {extent} elements, at most 2**30 supported"
                 )
-        object.__setattr__(self, "size_per_thread", fields["sizePerThread"])
-        object.__setattr__(self, "threads_per_warp", fields["threadsPerWarp"])
-        object.__setattr__(self, "warps_per_cta", fields["warpsPerCTA"])
-        object.__setattr__(self, "order", fields["order"])
         object.__setattr__(self, "cga", as_cga(self.cga, rank))
-
-    # -- text ----------------------------------------------------------------------------
-    @classmethod
-    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> BlockedEncoding:
-        f = Fields(attr, cls.ATTR_NAME, aliases)
-        spt = f.ints("sizePerThread", minimum=1)
-        tpw = f.ints("threadsPerWarp", minimum=1)
-        wpc = f.ints("warpsPerCTA", minimum=1)
-        order = f.ints("order")
-        cga = CGALayout.from_fields(f, len(spt))
-        return f.build(cls, spt, tpw, wpc, order, cga)
-
-    def field_text(self) -> str:
-        return (
-            f"sizePerThread = {ints_text(self.size_per_thread)}, "
-            f"threadsPerWarp = {ints_text(self.threads_per_warp)}, "
-            f"warpsPerCTA = {ints_text(self.warps_per_cta)}, "
-            f"order = {ints_text(self.order)}{self.cga.field_text()}"
-        )
 
     # -- layout --------------------------------------------------------------------------
     @property
@@ -124,7 +101,10 @@ class BlockedEncoding(DistributedEncoding):
         )
 
     def draft(self, shape: tuple[int, ...]) -> Draft:
-        return combine_cta_cga(self.cta_tile(), self.cga.bases, shape)
+        """On a tensor smaller than the CTA tile, lanes and warps past it broadcast (zero
+        bases) while registers past it are dropped (Triton 3.9): sizePerThread [4, 4] at
+        4x2 keeps the register bases [[1, 0], [2, 0], [0, 1]]."""
+        return combine_cta_cga(self.cta_tile(), self.cga.bases, shape, drop_registers=True)
 
     # -- as a dot_op parent (FMA dots) ----------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
@@ -146,6 +126,12 @@ class BlockedEncoding(DistributedEncoding):
             .times_walk("warp", self.warps_per_cta, self.order, broadcast_dim=k_dim)
         )
         return combine_cta_cga(cta, cga.bases, shape)
+
+    def natural_shape(self) -> tuple[int, ...]:
+        """The CTA tile times the CTAs that split the tensor: the smallest shape covered
+        without broadcast (e.g. (16, 32) for sizePerThread [1, 4], threadsPerWarp [4, 8],
+        warpsPerCTA [4, 1])."""
+        return tuple(t * s for t, s in zip(self.shape_per_cta_tile, self.cga.cta_split_num))
 
     @property
     def shape_per_cta_tile(self) -> tuple[int, ...]:

@@ -157,6 +157,15 @@ class CGALayout:
         except LayoutError as err:
             raise LayoutError(f"{err} in {quote(fields.attr.text, 200)}") from None
 
+    @staticmethod
+    def rank_of_fields(fields: Fields) -> int:
+        """The rank written in an encoding's CGA fields (0 when they do not say)."""
+        if fields.has("CGALayout") and fields.bases("CGALayout"):
+            return len(fields.bases("CGALayout")[0])
+        if fields.has("CTAOrder"):
+            return len(fields.ints("CTAOrder"))
+        return 0
+
     # -- derived ------------------------------------------------------------------------
     @property
     def is_default(self) -> bool:

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from layoutkit.core.bits import is_int, log2
+from layoutkit.core.bits import is_pow2 as is_power_of_two
 from layoutkit.core.protocol import LayoutBase, check_shape
 from layoutkit.core.text import Attribute
 from layoutkit.errors import LayoutError, quote
@@ -72,7 +74,8 @@ class Fields:
     Every read marks the key as used; :meth:`finish` rejects keys nobody read.
     """
 
-    def __init__(self, attr: Attribute, encoding: str, aliases: dict[str, Attribute] | None = None):
+    def __init__(self, attr: Attribute, encoding: str, aliases: dict[str, Attribute] | None = None,
+                 prefix: str = ""):
         if not isinstance(attr.params, dict):
             raise LayoutError(f"{encoding}: expected '<{{key = value, ...}}>' parameters in {quote(attr.text)}")
         self.attr = attr
@@ -80,10 +83,19 @@ class Fields:
         self.aliases = aliases or {}
         self.params: dict[str, Any] = attr.params
         self.used: set[str] = set()
+        self.prefix = prefix  # "ctaLayout." for the fields of a dictionary value
 
     # -- generic -------------------------------------------------------------------
     def fail(self, key: str, message: str) -> LayoutError:
-        return LayoutError(f"{key}: {message} in {quote(self.attr.text, 200)}")
+        return LayoutError(f"{self.prefix}{key}: {message} in {quote(self.attr.text, 200)}")
+
+    def sub_fields(self, key: str) -> Fields:
+        """The fields of a dictionary value, e.g. ``ctaLayout = {warp = [[0, 1]]}`` (an
+        absent key reads as ``{}``); call :meth:`finish` on them."""
+        value = self.raw(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(key, f"expected a dictionary like '{{warp = [[0, 1]]}}', got {quote(value_text(value))}")
+        return Fields(Attribute(self.attr.name, value, self.attr.text), self.encoding, self.aliases, f"{key}.")
 
     def has(self, key: str) -> bool:
         return key in self.params
@@ -92,7 +104,7 @@ class Fields:
         if key not in self.params:
             if default is _MISSING:
                 raise LayoutError(
-                    f"{key}: missing field of #ttg.{self.encoding} in {quote(self.attr.text, 200)}"
+                    f"{self.prefix}{key}: missing field of #ttg.{self.encoding} in {quote(self.attr.text, 200)}"
                 )
             return default
         self.used.add(key)
@@ -102,7 +114,7 @@ class Fields:
         unknown = [k for k in self.params if k not in self.used]
         if unknown:
             raise LayoutError(
-                f"{unknown[0]}: unknown field of #ttg.{self.encoding} in {quote(self.attr.text, 200)}"
+                f"{self.prefix}{unknown[0]}: unknown field of #ttg.{self.encoding} in {quote(self.attr.text, 200)}"
             )
 
     def build(self, make: Callable[..., Any], *args: Any) -> Any:
@@ -120,7 +132,7 @@ class Fields:
         if key not in self.params and default is not _MISSING:
             return default
         value = self.raw(key)
-        if not _is_int(value):
+        if not is_int(value):
             raise self.fail(key, f"expected an integer, got {quote(value_text(value))}")
         if value < minimum:
             raise self.fail(key, f"expected an integer >= {minimum}, got {quote(value_text(value))}")
@@ -140,7 +152,7 @@ class Fields:
         value = self.raw(key)
         if isinstance(value, tuple):
             value = list(value)
-        if not isinstance(value, list) or not all(_is_int(v) for v in value):
+        if not isinstance(value, list) or not all(is_int(v) for v in value):
             raise self.fail(key, f"expected a list of integers, got {quote(value_text(value))}")
         if any(v < minimum for v in value):
             what = "positive integers" if minimum == 1 else f"integers >= {minimum}"
@@ -155,7 +167,7 @@ class Fields:
         if isinstance(value, tuple):
             value = list(value)
         ok = isinstance(value, list) and all(
-            isinstance(b, (list, tuple)) and all(_is_int(v) for v in b) for b in value
+            isinstance(b, (list, tuple)) and all(is_int(v) for v in b) for b in value
         )
         if not ok:
             raise self.fail(key, f"expected a list of integer lists like [[0, 1]], got {quote(value_text(value))}")
@@ -170,33 +182,37 @@ class Fields:
         return value
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 # --------------------------------------------------------------------------------------
 # checking
 # --------------------------------------------------------------------------------------
-def is_power_of_two(value: int) -> bool:
-    return value > 0 and value & (value - 1) == 0
-
-
-def log2(value: int) -> int:
-    return value.bit_length() - 1
-
-
 def check_ints(field: str, values: Any, *, minimum: int = 0) -> tuple[int, ...]:
     """``values`` as a tuple of ints >= ``minimum`` (for constructor arguments)."""
     try:
         items = tuple(values)
     except TypeError:
         raise LayoutError(f"{field}: expected a list of integers, got {quote(values)}") from None
-    if not all(_is_int(v) or (hasattr(v, "__index__") and not isinstance(v, bool)) for v in items):
+    if not all(is_int(v) for v in items):
         raise LayoutError(f"{field}: expected a list of integers, got {quote(list(items))}")
     items = tuple(int(v) for v in items)
     if any(v < minimum for v in items):
         raise LayoutError(f"{field}: expected integers >= {minimum}, got {quote(ints_text(items))}")
     return items
+
+
+def check_int(field: str, value: Any, *, minimum: int = 0) -> int:
+    """``value`` as an int >= ``minimum`` (a bool is not an int here)."""
+    if not is_int(value) or value < minimum:
+        raise LayoutError(f"{field}: expected an integer >= {minimum}, got {quote(value)}")
+    return int(value)
+
+
+def check_bases(field: str, values: Any) -> tuple[tuple[int, ...], ...]:
+    """``values`` as a tuple of bases (tuples of non-negative ints)."""
+    try:
+        bases = tuple(check_ints(field, b) for b in values)
+    except TypeError:
+        raise LayoutError(f"{field}: expected a list of integer lists, got {quote(values)}") from None
+    return bases
 
 
 def check_powers_of_two(field: str, values: Sequence[int]) -> None:
@@ -424,19 +440,22 @@ def _inferred_sizes(rank: int, bases: dict[str, tuple[tuple[int, ...], ...]]) ->
     return tuple(sizes)
 
 
-def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Sequence[int]) -> Draft:
+def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Sequence[int],
+                    drop_registers: bool = False) -> Draft:
     """Triton's ``combineCtaCgaWithShape``: fit the CGA layout (``block`` bases) and the
     per-CTA layout (``register``/``lane``/``warp`` or ``offset``) to ``shape`` and multiply.
 
     The CGA layout is first cut to ``shape``; each CTA then covers ``shape / cga size``
-    (at least 1), repeating over registers where larger and broadcasting where smaller.
+    (at least 1), repeating over registers where larger and broadcasting where smaller --
+    except that with ``drop_registers`` (Triton 3.9's blocked layouts) register bases that
+    leave the tensor are removed rather than zeroed.
     """
     rank = len(shape)
     cga = Draft.from_bases(rank, {"block": cga_bases}, range(rank)).not_larger_than(shape)
     cga = cga.with_dims(cta.dims)
     cta_shape = [max(1, s // c) for s, c in zip(shape, cga.sizes)]
     first_in_dim = next(iter(cta.bases), "register")
-    cta = cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape)
+    cta = cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape, not drop_registers)
     return (cta * cga).with_dims(range(rank))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from layoutkit.core.text import Attribute
 from layoutkit.errors import LayoutError, quote
@@ -26,6 +27,7 @@ from layoutkit.layouts.triton.common import (
     Fields,
     bases_text,
     is_power_of_two,
+    log2,
 )
 
 #: at most this many bases per in-dim, and offsets below 2**30
@@ -42,6 +44,8 @@ class LinearEncoding(DistributedEncoding):
     """
 
     ATTR_NAME = "linear"
+    #: in-dims whose bases may move along several dims at once (XOR swizzles)
+    SWIZZLED_IN_DIMS: ClassVar[tuple[str, ...]] = ()
 
     register: tuple[tuple[int, ...], ...]
     lane: tuple[tuple[int, ...], ...]
@@ -68,6 +72,8 @@ class LinearEncoding(DistributedEncoding):
                         f"{name}: basis {quote(list(basis))} has {len(basis)} entries but the layout has rank {rank}"
                     )
                 nonzero = [v for v in basis if v]
+                if name in self.SWIZZLED_IN_DIMS:
+                    nonzero = [1 << log2(v) for v in nonzero][:1]
                 if len(nonzero) > 1 or not all(is_power_of_two(v) and v < (1 << 30) for v in nonzero):
                     raise LayoutError(
                         f"{name}: in a distributed layout each basis moves along at most one dim by a power "
@@ -75,7 +81,7 @@ class LinearEncoding(DistributedEncoding):
                     )
             object.__setattr__(self, name, bases)
         for dim in range(rank):
-            values = {b[dim] for bases in frozen.values() for b in bases if b[dim]}
+            values = {1 << log2(b[dim]) for bases in frozen.values() for b in bases if b[dim]}
             if values != {1 << i for i in range(len(values))}:
                 raise LayoutError(
                     f"register: the bases along dim {dim} must reach every element (offsets 1, 2, 4, ...), "
@@ -162,4 +168,28 @@ class LinearEncoding(DistributedEncoding):
         return layout.with_dims(range(self.rank))
 
 
-ENCODINGS = (LinearEncoding,)
+@dataclass(frozen=True)
+class GenericLinearEncoding(LinearEncoding):
+    """``#ttg.generic_linear<{register, lane, warp, block}>``: a ``#ttg.linear`` whose warp
+    bases may move along several dims at once (Triton 3.9): ``warp = [[1, 1]]`` puts warp 1
+    one step down and one step right. Register, lane and block bases move along one dim.
+    Fitted to a tensor shape exactly as ``#ttg.linear``.
+
+    >>> enc = GenericLinearEncoding(((0, 1),), ((1, 0),), ((2, 2), (0, 2)), ())
+    >>> enc.to_linear_layout((4, 4)).bases["warp"]
+    [[2, 2], [0, 2]]
+    """
+
+    ATTR_NAME = "generic_linear"
+    SWIZZLED_IN_DIMS = ("warp",)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.build_linear_layout(self.layout_shape).is_surjective():
+            raise LayoutError(
+                f"warp: the bases must reach every element of {quote(list(self.layout_shape))}, "
+                f"got {quote(self.field_text())}"
+            )
+
+
+ENCODINGS = (LinearEncoding, GenericLinearEncoding)

@@ -38,15 +38,14 @@ from layoutkit.layouts.triton.common import (
     DistributedEncoding,
     Draft,
     Fields,
-    check_ints,
     check_k_width,
-    check_powers_of_two,
     combine_cta_cga,
     dot_operand_order,
     ints_text,
     is_power_of_two,
     matrix_order,
 )
+from layoutkit.layouts.triton.fields import CGA, DeclaredFields, Field
 
 
 def mma_tile(tile_shape: tuple[int, ...], k_width: int, order: tuple[int, ...],
@@ -70,7 +69,7 @@ def mma_tile(tile_shape: tuple[int, ...], k_width: int, order: tuple[int, ...],
 
 
 @dataclass(frozen=True)
-class NvidiaMmaEncoding(DistributedEncoding):
+class NvidiaMmaEncoding(DeclaredFields, DistributedEncoding):
     """``#ttg.nvidia_mma<{versionMajor, versionMinor, warpsPerCTA[, CGALayout], instrShape}>``.
 
     >>> mma = NvidiaMmaEncoding(2, 0, (1, 1), (16, 8))
@@ -80,6 +79,14 @@ class NvidiaMmaEncoding(DistributedEncoding):
 
     ATTR_NAME = "nvidia_mma"
     LEGACY_ATTR_NAMES = ("mma",)
+    FIELDS = (
+        Field("versionMajor", "version_major", "int"),
+        Field("versionMinor", "version_minor", "int", default=0, printed=lambda v: True),
+        Field("warpsPerCTA", "warps_per_cta", "ints", minimum=1, pow2=True),
+        CGA,
+        Field("instrShape", "instr_shape", "ints", minimum=1, default=None),
+    )
+    RANK_FIELD = "warps_per_cta"
 
     version_major: int
     version_minor: int
@@ -88,24 +95,20 @@ class NvidiaMmaEncoding(DistributedEncoding):
     cga: CGALayout | None = None
 
     def __post_init__(self) -> None:
-        for name, value in (("versionMajor", self.version_major), ("versionMinor", self.version_minor)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise LayoutError(f"{name}: expected a non-negative integer, got {quote(value)}")
+        self.check_declared_fields()
         if self.version_major not in (2, 3):
             raise LayoutError(
                 f"versionMajor: only 2 (Ampere) and 3 (Hopper) are supported, got {quote(self.version_major)}"
             )
-        warps = check_ints("warpsPerCTA", self.warps_per_cta, minimum=1)
-        check_powers_of_two("warpsPerCTA", warps)
+        warps = self.warps_per_cta
         rank = len(warps)
         if rank < 2:
             raise LayoutError(f"warpsPerCTA: an MMA layout needs rank >= 2, got {quote(ints_text(warps))}")
-        if self.instr_shape is None:
+        instr = self.instr_shape
+        if instr is None:
             if self.version_major == 3:
                 raise LayoutError("instrShape: required for versionMajor = 3, e.g. [16, 128, 16]")
             instr = (1,) * (rank - 2) + (16, 8)
-        else:
-            instr = check_ints("instrShape", self.instr_shape, minimum=1)
         if self.version_major == 2:
             if len(instr) != rank:
                 raise LayoutError(
@@ -122,26 +125,8 @@ class NvidiaMmaEncoding(DistributedEncoding):
             raise LayoutError(
                 f"instrShape: M and N must be powers of two >= 8, got {quote(ints_text(instr))}"
             )
-        object.__setattr__(self, "warps_per_cta", warps)
         object.__setattr__(self, "instr_shape", instr)
         object.__setattr__(self, "cga", as_cga(self.cga, rank))
-
-    @classmethod
-    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> NvidiaMmaEncoding:
-        f = Fields(attr, cls.ATTR_NAME, aliases)
-        major = f.int("versionMajor")
-        minor = f.int("versionMinor", 0)
-        warps = f.ints("warpsPerCTA", minimum=1)
-        instr = f.ints("instrShape", None, minimum=1)
-        cga = CGALayout.from_fields(f, len(warps))
-        return f.build(cls, major, minor, warps, instr, cga)
-
-    def field_text(self) -> str:
-        return (
-            f"versionMajor = {self.version_major}, versionMinor = {self.version_minor}, "
-            f"warpsPerCTA = {ints_text(self.warps_per_cta)}{self.cga.field_text()}, "
-            f"instrShape = {ints_text(self.instr_shape)}"
-        )
 
     @property
     def rank(self) -> int:

@@ -50,6 +50,7 @@ from layoutkit.layouts.triton.common import (
     is_power_of_two,
     log2,
 )
+from layoutkit.layouts.triton.fields import CGA, DeclaredFields, Field
 
 SHARED_IN_DIMS = ("offset", "block")
 
@@ -107,7 +108,7 @@ class _SharedBase(LayoutBase):
 # swizzled_shared
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class SwizzledSharedEncoding(_SharedBase):
+class SwizzledSharedEncoding(DeclaredFields, _SharedBase):
     """``#ttg.swizzled_shared<{vec = V, perPhase = P, maxPhase = M, order = [...]}>``.
 
     ``order[0]`` is the contiguous dim (the *column*), ``order[1]`` the *row*; further dims
@@ -128,17 +129,21 @@ class SwizzledSharedEncoding(_SharedBase):
 
     ATTR_NAME = "swizzled_shared"
     LEGACY_ATTR_NAMES = ("shared",)
+    FIELDS = (
+        Field("vec", "vec", "int", minimum=1, pow2=True),
+        Field("perPhase", "per_phase", "int", minimum=1, pow2=True),
+        Field("maxPhase", "max_phase", "int", minimum=1, pow2=True),
+        Field("order", "order", "ints"),
+        CGA,
+    )
+    RANK_FIELD = "order"
 
     def __post_init__(self) -> None:
-        order = check_ints("order", self.order)
-        if not order:
+        self.check_declared_fields()
+        if not self.order:
             raise LayoutError("order: must not be empty")
-        check_permutation("order", order)
-        object.__setattr__(self, "order", order)
-        for field, value in (("vec", self.vec), ("perPhase", self.per_phase), ("maxPhase", self.max_phase)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not is_power_of_two(int(value)):
-                raise LayoutError(f"{field}: expected a power of two >= 1, got {quote(value)}")
-        object.__setattr__(self, "cga", as_cga(self.cga, len(order)))
+        check_permutation("order", self.order)
+        object.__setattr__(self, "cga", as_cga(self.cga, len(self.order)))
 
     @property
     def rank(self) -> int:
@@ -146,27 +151,20 @@ class SwizzledSharedEncoding(_SharedBase):
 
     @classmethod
     def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None) -> SwizzledSharedEncoding:
-        name = attr.name.rsplit(".", 1)[-1]
-        fields = Fields(attr, name, aliases)
-        if name in cls.LEGACY_ATTR_NAMES and fields.bool("hasLeadingOffset", False):
-            raise fields.fail(
-                "hasLeadingOffset",
-                "'true' is the legacy spelling of the Hopper layout; write it as "
-                "#ttg.nvmma_shared<{swizzlingByteWidth = ..., transposed = ..., elementBitWidth = ...}>",
-            )
-        vec = fields.int("vec", minimum=1)
-        per_phase = fields.int("perPhase", minimum=1)
-        max_phase = fields.int("maxPhase", minimum=1)
-        order = fields.ints("order")
-        cga = read_cga(fields, len(order)) if order else None
-        return fields.build(cls, vec, per_phase, max_phase, order, cga)
+        if attr.name.rsplit(".", 1)[-1] in cls.LEGACY_ATTR_NAMES and isinstance(attr.params, dict):
+            fields = Fields(attr, "shared", aliases)
+            if fields.bool("hasLeadingOffset", False):
+                raise fields.fail(
+                    "hasLeadingOffset",
+                    "'true' is the legacy spelling of the Hopper layout; write it as "
+                    "#ttg.nvmma_shared<{swizzlingByteWidth = ..., transposed = ..., elementBitWidth = ...}>",
+                )
+            params = {k: v for k, v in attr.params.items() if k != "hasLeadingOffset"}
+            attr = Attribute(attr.name, params, attr.text)
+        return super().from_attribute(attr, aliases)
 
     def __str__(self) -> str:
-        assert self.cga is not None
-        return (
-            f"#ttg.{self.ATTR_NAME}<{{vec = {self.vec}, perPhase = {self.per_phase}, "
-            f"maxPhase = {self.max_phase}, order = {ints_text(self.order)}{self.cga.field_text()}}}>"
-        )
+        return f"#ttg.{self.ATTR_NAME}<{{{self.field_text()}}}>"
 
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
         if shape is None:
@@ -323,14 +321,7 @@ class NVMMASharedEncoding(_SharedBase):
         transposed = fields.bool("transposed", False)
         bits = fields.int("elementBitWidth", minimum=1)
         fp4 = fields.bool("fp4Padded", False)
-        rank = fields.int("rank", 0, minimum=1) if fields.has("rank") else 0
-        if not rank:
-            if fields.has("CTAOrder"):
-                rank = len(fields.ints("CTAOrder"))
-            elif fields.has("CGALayout") and fields.bases("CGALayout"):
-                rank = len(fields.bases("CGALayout")[0])
-            else:
-                rank = 2
+        rank = fields.int("rank", 0, minimum=1) or CGALayout.rank_of_fields(fields) or 2
         cga = read_cga(fields, rank)
         return fields.build(cls, width, transposed, bits, fp4, cga, rank)
 
@@ -398,8 +389,10 @@ class NVMMASharedEncoding(_SharedBase):
         per_cta = _shape_per_cta(shape, self.cga)
         tma = self.tma_block_shape(per_cta)
         if self.swizzling_byte_width == 0:
+            # row-major in the TMA box; transposed, the box's last dim is tensor dim 0
+            walk = [0, *reversed(range(1, rank))] if self.transposed else reversed(range(rank))
             draft = Draft.empty(rank)
-            for dim in reversed(range(rank)):
+            for dim in walk:
                 draft = draft * Draft.identity(tma[dim], "offset", dim, rank=rank)
             return _finish(draft.not_smaller_than(per_cta, "offset"), self.cga, shape)
         if rank < 2:
@@ -591,8 +584,12 @@ class PaddedSharedEncoding(_SharedBase):
         ll = self.linear_component
         if not isinstance(ll, LinearLayout) or ll.in_dim_names != list(SHARED_IN_DIMS):
             raise LayoutError(f"linear_component: expected a LinearLayout with in dims offset, block, got {quote(ll)}")
-        if not ll.is_invertible():
-            raise LayoutError(f"offset: the linear component must be a bijection (no broadcast), got {quote(self._component_text())}")
+        offsets_broadcast = any(not any(b) for b in _bases_of(ll, "offset"))
+        if offsets_broadcast or not ll.is_surjective() or not _nonzero_bases_independent(ll):
+            raise LayoutError(
+                "offset: the linear component must be a bijection (only block bases may be broadcast, "
+                f"[0, ...]), got {quote(self._component_text())}"
+            )
         for name in SHARED_IN_DIMS:
             for basis in _bases_of(ll, name):
                 nonzero = [v for v in basis if v]

@@ -1,0 +1,161 @@
+"""Each TritonGPU encoding declares its fields once; the reader, the printer and the
+validator are generated from that declaration.
+
+An encoding lists its fields in Triton's print order as a ``FIELDS`` tuple of :class:`Field`
+(one per ``key = value`` of the text, and :data:`CGA` where the CGA layout is printed)::
+
+    FIELDS = (
+        Field("sizePerThread", "size_per_thread", "ints", minimum=1, pow2=True),
+        Field("order", "order", "ints"),
+        CGA,
+    )
+
+and gets, from :class:`DeclaredFields`:
+
+- ``from_attribute`` -- reads every field with :class:`~layoutkit.layouts.triton.common.Fields`
+  (absent optional fields take their default, unknown keys are errors);
+- ``field_text`` -- prints them (a field equal to its default is left out, as Triton does);
+- ``check_declared_fields()`` -- called from ``__post_init__``: each value checked by kind
+  (an int is not a bool; lists become tuples; ``minimum``, powers of two), errors naming
+  Triton's key.
+
+An encoding then only checks what ties fields together (ranks, permutations, instruction
+shapes) in its ``__post_init__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from layoutkit.core.bits import is_int, is_pow2
+from layoutkit.core.text import Attribute
+from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts.triton.common import (
+    Fields,
+    bases_text,
+    bool_text,
+    check_bases,
+    check_ints,
+    ints_text,
+)
+
+_REQUIRED = object()
+KINDS = ("int", "ints", "bool", "bases", "cga")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field: Triton's ``key``, the dataclass attribute ``attr``, its ``kind`` (one of
+    ``int, ints, bool, bases``), the smallest allowed value, whether values are powers of
+    two, the ``default`` an absent key reads as (required when not given), and when it is
+    printed (by default: unless it equals its default)."""
+
+    key: str
+    attr: str
+    kind: str
+    minimum: int = 0
+    pow2: bool = False
+    default: Any = _REQUIRED
+    #: printed when this says so (default: when required or not the default)
+    printed: Callable[[Any], bool] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Field {self.key}: kind must be one of {KINDS}, got {self.kind!r}")
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED
+
+    # -- reading ---------------------------------------------------------------------
+    def read(self, fields: Fields) -> Any:
+        """The value in the text (an absent optional field reads as its default)."""
+        reader = {"int": fields.int, "ints": fields.ints, "bool": fields.bool, "bases": fields.bases}[self.kind]
+        default = () if self.required else (self.default,)
+        minimum = {"minimum": self.minimum} if self.kind in ("int", "ints") else {}
+        return reader(self.key, *default, **minimum)
+
+    # -- checking --------------------------------------------------------------------
+    def check(self, value: Any) -> Any:
+        """``value`` normalised (tuples for lists), or a LayoutError naming the key."""
+        if not self.required and value == self.default:
+            return self.default
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise LayoutError(f"{self.key}: expected true or false, got {quote(value)}")
+            return value
+        if self.kind == "int":
+            if not is_int(value) or value < self.minimum:
+                raise LayoutError(f"{self.key}: expected an integer >= {self.minimum}, got {quote(value)}")
+            value = int(value)
+            values: tuple[int, ...] = (value,)
+        elif self.kind == "ints":
+            value = values = check_ints(self.key, value, minimum=self.minimum)
+        else:
+            value = check_bases(self.key, value)
+            values = tuple(v for b in value for v in b if v)
+        if self.pow2 and not all(is_pow2(v) for v in values):
+            shown = value if self.kind == "int" else ints_text(values)
+            raise LayoutError(f"{self.key}: every entry must be a power of two, got {quote(shown)}")
+        return value
+
+    # -- printing --------------------------------------------------------------------
+    def text(self, value: Any) -> str:
+        if self.kind == "bool":
+            return f"{self.key} = {bool_text(value)}"
+        if self.kind == "int":
+            return f"{self.key} = {value}"
+        if self.kind == "ints":
+            return f"{self.key} = {ints_text(value)}"
+        return f"{self.key} = {bases_text(value)}"
+
+
+#: where an encoding prints its CGA layout (``CGALayout = [[...]]``, nothing when default)
+CGA = Field("CGALayout", "cga", "cga", default=None)
+
+
+class DeclaredFields:
+    """Mixin for an encoding dataclass with a ``FIELDS`` declaration (see the module doc).
+
+    ``RANK_FIELD`` names the field whose length is the encoding's rank (for reading the CGA
+    layout); ``from_attribute`` passes the fields as keyword arguments to the class.
+    """
+
+    FIELDS: ClassVar[tuple[Field, ...]] = ()
+    RANK_FIELD: ClassVar[str] = ""
+    ATTR_NAME: ClassVar[str] = ""
+
+    @classmethod
+    def from_attribute(cls, attr: Attribute, aliases: dict[str, Attribute] | None = None):
+        f = Fields(attr, attr.name.rsplit(".", 1)[-1], aliases)
+        values = cls.read_declared_fields(f)
+        return f.build(lambda: cls(**values))
+
+    @classmethod
+    def read_declared_fields(cls, f: Fields) -> dict[str, Any]:
+        """Every declared field read from ``f`` (the CGA layout once the rank is known)."""
+        from layoutkit.layouts.triton.cga import CGALayout
+
+        values = {field.attr: field.read(f) for field in cls.FIELDS if field.kind != "cga"}
+        if any(field.kind == "cga" for field in cls.FIELDS):
+            rank = len(values[cls.RANK_FIELD]) or CGALayout.rank_of_fields(f) or 1
+            values["cga"] = CGALayout.from_fields(f, rank)
+        return values
+
+    def field_text(self) -> str:
+        parts = []
+        for field in self.FIELDS:
+            value = getattr(self, field.attr)
+            if field.kind == "cga":
+                parts.append(value.field_text().removeprefix(", "))
+            elif field.printed(value) if field.printed else (field.required or value != field.default):
+                parts.append(field.text(value))
+        return ", ".join(p for p in parts if p)
+
+    def check_declared_fields(self) -> None:
+        """Check and normalise every declared field (call first in ``__post_init__``)."""
+        for field in self.FIELDS:
+            if field.kind != "cga":
+                object.__setattr__(self, field.attr, field.check(getattr(self, field.attr)))
