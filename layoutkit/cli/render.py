@@ -31,7 +31,7 @@ def render_file(layout_text: str | None, tensor_type: str | None, output: str, *
 
     suffix = _format(output, picture_format)
     common.check_writable(output)
-    require_extra("matplotlib", "render: pictures")
+    require_extra("matplotlib", "render")
     from layoutkit.render.picture import picture_bytes
 
     shape = None

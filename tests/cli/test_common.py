@@ -169,7 +169,7 @@ sys.exit(main({argv!r}))
     (["ml_dtypes"], ["simulate", str(EXAMPLES / "vector_add.mlir"), "--kernel", "vector_add", "--grid", "1",
                      "--block", "32"], "error: simulate needs the optional package 'ml_dtypes': pip install 'layoutkit[ir]'"),
     (["matplotlib"], ["render", "-l", BLOCKED, "-t", T16, "-o", "out.png"],
-     "error: render: pictures needs the optional package 'matplotlib': pip install 'layoutkit[plot]'"),
+     "error: render needs the optional package 'matplotlib': pip install 'layoutkit[plot]'"),
 ])
 def test_missing_extras_are_one_error_line(tmp_path, blocked, argv, message):
     done = subprocess.run([sys.executable, "-c", WITHOUT.format(blocked=blocked, argv=argv)], cwd=tmp_path,

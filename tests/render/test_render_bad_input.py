@@ -103,7 +103,7 @@ def test_a_bad_output_path_is_refused_before_drawing(capsys, place):
 def test_without_matplotlib(capsys, place, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
     code = main(["render", "-l", SMALL, "-o", "out.png"])
-    assert_one_error_line(code, *capsys.readouterr(), ["render: ", "'matplotlib'", "layoutkit[plot]"])
+    assert_one_error_line(code, *capsys.readouterr(), ["render needs ", "'matplotlib'", "layoutkit[plot]"])
 
 
 def test_drawing_of_non_layouts():
