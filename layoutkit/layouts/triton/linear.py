@@ -171,13 +171,13 @@ class LinearEncoding(DistributedEncoding):
 @dataclass(frozen=True)
 class GenericLinearEncoding(LinearEncoding):
     """``#ttg.generic_linear<{register, lane, warp, block}>``: a ``#ttg.linear`` whose warp
-    bases may move along several dims at once (Triton 3.9): ``warp = [[1, 1]]`` puts warp 1
-    one step down and one step right. Register, lane and block bases move along one dim.
+    bases may move along several dims at once (Triton 3.9): ``warp = [[2, 1]]`` puts warp 1
+    two rows down and one column right. Register, lane and block bases move along one dim.
     Fitted to a tensor shape exactly as ``#ttg.linear``.
 
-    >>> enc = GenericLinearEncoding(((0, 1),), ((1, 0),), ((2, 2), (0, 2)), ())
-    >>> enc.to_linear_layout((4, 4)).bases["warp"]
-    [[2, 2], [0, 2]]
+    >>> enc = GenericLinearEncoding(((0, 1),), ((1, 0),), ((2, 1),), ())
+    >>> enc.to_linear_layout((4, 2)).bases["warp"]
+    [[2, 1]]
     """
 
     ATTR_NAME = "generic_linear"
