@@ -11,30 +11,19 @@ expression in ``f.exprs``) and reads operands with ``f.expr``.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
-from functools import cache
 
-EMITTERS: dict[type, Callable] = {}
+from layoutkit.backends.op_table import OpTable
 
+_TABLE = OpTable("layoutkit.backends.cuda.ops")
 
-def emits(*op_classes: type) -> Callable[[Callable], Callable]:
-    """Register the decorated function as the CUDA emitter of ``op_classes``."""
-    def register(function: Callable) -> Callable:
-        for op_class in op_classes:
-            EMITTERS[op_class] = function
-        return function
-    return register
+#: ``@emits(OpClass, ...)`` registers the decorated function as the ops' CUDA emitter
+emits = _TABLE.register
 
 
-@cache
 def emitters() -> dict[type, Callable]:
     """Every emitter, after importing each dialect module of ``cuda.ops`` once."""
-    package = importlib.import_module("layoutkit.backends.cuda.ops")
-    for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-        importlib.import_module(info.name)
-    return EMITTERS
+    return _TABLE.all()
 
 
 def supports(op_class: type) -> bool:

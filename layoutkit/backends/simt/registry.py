@@ -12,22 +12,15 @@ with :func:`terminates` end a block: their operands are the block's results.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
-from functools import cache
 
-HANDLERS: dict[type, Callable] = {}
+from layoutkit.backends.op_table import OpTable
+
+_TABLE = OpTable("layoutkit.backends.simt.ops")
 TERMINATORS: set[type] = set()
 
-
-def handles(*op_classes: type) -> Callable[[Callable], Callable]:
-    """Register the decorated function as the handler of ``op_classes``."""
-    def register(function: Callable) -> Callable:
-        for op_class in op_classes:
-            HANDLERS[op_class] = function
-        return function
-    return register
+#: ``@handles(OpClass, ...)`` registers the decorated function as the ops' handler
+handles = _TABLE.register
 
 
 def terminates(*op_classes: type) -> None:
@@ -35,13 +28,9 @@ def terminates(*op_classes: type) -> None:
     TERMINATORS.update(op_classes)
 
 
-@cache
 def handlers() -> dict[type, Callable]:
     """Every handler, after importing each dialect module of ``simt.ops`` once."""
-    package = importlib.import_module("layoutkit.backends.simt.ops")
-    for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-        importlib.import_module(info.name)
-    return HANDLERS
+    return _TABLE.all()
 
 
 def supports(op_class: type) -> bool:
