@@ -222,6 +222,14 @@ def _log2(n: int) -> int:
     return n.bit_length() - 1
 
 
+def block_directions(src_bases) -> list[int]:
+    """The source's block directions outside the span of its register, lane and warp bases:
+    the directions that tell one block's elements from another's (a block basis inside that
+    span broadcasts the same elements to several blocks, each needing all of them)."""
+    blocks, warps, lanes, regs = src_bases
+    return _complement(list(regs) + list(lanes) + list(warps), blocks)
+
+
 def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str, reserve: int = 0
                   ) -> tuple[list[int], tuple[int, int]]:
     """Offset bit -> tensor direction (flat-index bit vector) by the construction in the
@@ -238,9 +246,9 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
     words, so each side's phase lanes must meet the span of the directions outside its bank
     window only in 0.
     """
-    blocks_a, _, lanes_a, regs_a = src_bases
+    _, _, lanes_a, regs_a = src_bases
     _, _, lanes_b, regs_b = dst_bases
-    block_dirs = _basis(blocks_a)  # each block has its own scratch: block directions go on top
+    block_dirs = block_directions(src_bases)  # each block has its own scratch: block directions go on top
     nbits -= len(block_dirs)
     vmax = _log2(max_vector_elements(elem_bytes))
     common = _intersection(regs_a, regs_b)
@@ -414,7 +422,7 @@ def linear_candidates(src_bases, dst_bases, numel: int, elem_bytes: int, scratch
     if scratch_bytes is not None and numel * elem_bytes > scratch_bytes:
         rep_bits = max(0, _log2(-(-numel * elem_bytes // scratch_bytes) - 1) + 1)
     seen = set()
-    block_bits = len(_basis(src_bases[0]))
+    block_bits = len(block_directions(src_bases))
     out: list[tuple[list[int], int, tuple[int, int] | None]] = []
     for reserve, extra in itertools.product(sorted({0, rep_bits}), ("none", "store", "load")):
         directions, vectors = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra, reserve)
