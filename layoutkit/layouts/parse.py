@@ -19,7 +19,7 @@ import importlib
 import re
 from typing import Any
 
-from layoutkit.core.text import Attribute, parse_aliases
+from layoutkit.core.text import Attribute, check_text_size, parse_aliases
 from layoutkit.errors import LayoutError, quote
 
 # text prefix -> family module
@@ -51,6 +51,7 @@ def parse_layout(
     """
     if not isinstance(text, str):
         raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
+    check_text_size(text)
     if isinstance(aliases, str):
         aliases = parse_aliases(aliases)
     aliases = dict(aliases or {})
@@ -94,9 +95,9 @@ def _family(module: str) -> Any:
     return importlib.import_module(module)
 
 
-_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:\d+\s*x\s*)+)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$")
+_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:\d+\s*x\s*)+)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$", re.ASCII)
 # MLIR's integer types of any width (i24, si8, ui4) and Triton's 64-bit pointers
-_INTEGER_TYPE = re.compile(r"[su]?i([1-9]\d{0,6})")
+_INTEGER_TYPE = re.compile(r"[su]?i([1-9]\d{0,6})", re.ASCII)
 _POINTER_TYPE = re.compile(r"!tt\.ptr<[^<>]*>")
 POINTER_BITS = 64
 ELEMENT_BITS = {
@@ -115,7 +116,7 @@ def parse_tensor_type(text: str) -> tuple[tuple[int, ...], str]:
     m = _TENSOR_TYPE.match(text.strip())
     if m is None:
         raise LayoutError(f"tensor type: expected 'tensor<DxDx...xTYPE>', got {quote(text)}")
-    dims = tuple(int(d) for d in re.findall(r"\d+", m.group(1)))
+    dims = tuple(int(d) for d in re.findall(r"[0-9]+", m.group(1)))
     if any(d <= 0 for d in dims):
         raise LayoutError(f"tensor type: dims must be positive, got {quote(text)}")
     element = m.group(2)
