@@ -288,6 +288,10 @@ def divided_directions(src: Axes, dst: Axes, pack: int) -> list[tuple[int, int]]
     that splits the shuffle problem (module docstring)."""
     src_regs, dst_regs = src[3], dst[3]
     low = _log2(pack)
+    every = [b for axis in src + dst for b in axis]
+    # each chosen v appears as s_i and d_j: the other bases span span(every) less the chosen
+    # directions exactly when the chosen directions are independent of them
+    full = gf2.rank(every)
     chosen: list[tuple[int, int]] = []
     for i, v in enumerate(src_regs):
         if i < low or not v or v not in dst_regs:
@@ -298,8 +302,7 @@ def divided_directions(src: Axes, dst: Axes, pack: int) -> list[tuple[int, int]]
         rest = [b for axis in src[:3] + dst[:3] for b in axis]
         rest += [b for k, b in enumerate(src_regs) if k not in used_src]
         rest += [b for k, b in enumerate(dst_regs) if k not in used_dst]
-        directions = [src_regs[a] for a, _ in trial]
-        if gf2.rank(rest + directions) == gf2.rank(rest) + len(directions):
+        if gf2.rank(rest) == full - len(trial):
             chosen = trial
     return chosen
 
