@@ -40,8 +40,8 @@ from layoutkit.errors import LayoutError, quote
 MAX_TEXT = 1 << 20
 
 # one pass of one regex: each match is the whitespace before a token and the token; anything
-# that is no token is the ``bad`` group. ASCII only, as MLIR: a digit is 0-9 (Arabic-Indic or
-# full-width digits are no numbers), an identifier is [A-Za-z_][A-Za-z0-9_.$]*.
+# that is no token is the ``bad`` group. Numbers are ASCII, as in MLIR: a digit is 0-9
+# (Arabic-Indic or full-width digits are no numbers); an identifier starts [A-Za-z_].
 _TOKEN = re.compile(
     r"""\s*(?:
     (?P<arrow>->)
@@ -52,7 +52,7 @@ _TOKEN = re.compile(
   | (?P<punct>[<>{}\[\](),=:*+?!@^|-])
   | (?P<bad>\S)
     )""",
-    re.VERBOSE | re.ASCII,
+    re.VERBOSE,
 )
 
 
@@ -70,7 +70,7 @@ def check_text_size(text: str, what: str = "layout text") -> None:
 
 
 def tokenize(text: str) -> list[Token]:
-    """Split ``text`` into tokens in one regex pass; an unknown character (any non-ASCII one
+    """Split ``text`` into tokens in one regex pass; an unknown character (a non-ASCII digit
     among them) is a :class:`LayoutError`, and so is text longer than :data:`MAX_TEXT`."""
     if not isinstance(text, str):
         raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
