@@ -95,9 +95,9 @@ def _family(module: str) -> Any:
     return importlib.import_module(module)
 
 
-_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:\d+\s*x\s*)+)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$", re.ASCII)
+_TENSOR_TYPE = re.compile(r"^tensor<\s*((?:[0-9]+\s*x\s*)+)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$")
 # MLIR's integer types of any width (i24, si8, ui4) and Triton's 64-bit pointers
-_INTEGER_TYPE = re.compile(r"[su]?i([1-9]\d{0,6})", re.ASCII)
+_INTEGER_TYPE = re.compile(r"[su]?i([1-9][0-9]{0,6})")
 _POINTER_TYPE = re.compile(r"!tt\.ptr<[^<>]*>")
 POINTER_BITS = 64
 ELEMENT_BITS = {
