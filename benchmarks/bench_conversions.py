@@ -3,6 +3,14 @@ lower bound on both sides, scratch bytes and planning time.
 
 Run: ``python benchmarks/bench_conversions.py`` (``--repeat N`` planning runs per pair).
 
+A second table plans every two-dimensional Triton pair at 64x64, 128x128, 256x256 and
+512x512: the planning time (plan cache cleared before every run; the layouts' own linear
+layouts stay cached), the time of ``cost_only=True``, and Triton 3.9's
+``invert_and_compose`` of the same two linear layouts in the same process (its C++ through
+the Python bindings; the column is skipped with a note when triton is not installed) with
+the ratio planning / Triton. Targets (issue 17): planning at 512x512 within 2x of 64x64,
+every pair under 2 ms at 128x128, ``cost_only`` under 0.5 ms.
+
 Columns: vector widths (elements) of the stores / loads; wavefronts achieved / lower bound
 per block for the stores and the loads, and their ratios; ``shfl`` and ``instr``: shuffles and
 shared-memory instructions per thread; scratch bytes per block; planning time.
@@ -22,10 +30,14 @@ import itertools
 import statistics
 import time
 
-from layoutkit import parse_layout
+import triton_reference
+from bench_linear_layouts import median_us
+
+from layoutkit import LayoutError, parse_layout
 from layoutkit.analysis import element_bytes, hardware_map, shared_access
 from layoutkit.analysis.access import memory_offsets
 from layoutkit.convert import plan_conversion
+from layoutkit.convert.planner import clear_plan_cache
 from layoutkit.convert.scratch import ScratchLayout, evaluate
 from layoutkit.layouts.iree import NestedLayout
 from layoutkit.layouts.triton.shared import SwizzledSharedEncoding
@@ -148,11 +160,69 @@ def ratio_text(waves):
     return f"{achieved.sum() / lower.sum():.2f}" if lower.sum() else "1.00"
 
 
+SIZES = (64, 128, 256, 512)
+
+
+def planned_afresh(src, dst, shape, dtype, **options):
+    def run():
+        clear_plan_cache()
+        return plan_conversion(src, dst, shape, dtype, **options)
+    return run
+
+
+def by_size(repeat: int) -> None:
+    """Planning time per size against Triton's invert_and_compose (module docstring)."""
+    have_triton = triton_reference.available()
+    header = f"{'pair':31} {'size':>7} {'kind':9} {'plan us':>9} {'cost_only us':>12} {'Triton us':>9} {'x Triton':>8}"
+    print(header)
+    print("-" * len(header))
+    growth, at_128, cost_only = [], [], []
+    for name, src_text, dst_text, shape, dtype, scratch in PAIRS:
+        if not (isinstance(src_text, str) and isinstance(dst_text, str)) or shape is None or len(shape) != 2 or scratch:
+            continue
+        src, dst = parse_layout(src_text), parse_layout(dst_text)
+        times = {}
+        for size in SIZES:
+            shape = (size, size)
+            try:
+                plan = plan_conversion(src, dst, shape, dtype)
+            except LayoutError:
+                continue
+            plan_us = median_us(planned_afresh(src, dst, shape, dtype), repeat)
+            cost_us = median_us(planned_afresh(src, dst, shape, dtype, cost_only=True), repeat)
+            times[size] = plan_us
+            cost_only.append(cost_us)
+            if size == 128:
+                at_128.append(plan_us)
+            triton_text = ratio_text_ = "-"
+            if have_triton:
+                a = triton_reference.to_triton(src.to_linear_layout(shape))
+                b = triton_reference.to_triton(dst.to_linear_layout(shape))
+                try:
+                    triton_us = median_us(lambda a=a, b=b: a.invert_and_compose(b), repeat)
+                    triton_text, ratio_text_ = f"{triton_us:.1f}", f"{plan_us / triton_us:.1f}"
+                except Exception:  # Triton refuses the pair (not surjective): no reference
+                    pass
+            print(f"{name:31} {size:>4}^2 {plan.kind:9} {plan_us:>9.1f} {cost_us:>12.1f} {triton_text:>9} {ratio_text_:>8}")
+        if 64 in times and 512 in times:
+            growth.append(times[512] / times[64])
+    print("-" * len(header))
+    print(f"512^2 / 64^2 planning time: worst {max(growth):.2f}x (target within 2x); at 128^2: slowest "
+          f"{max(at_128) / 1000:.2f} ms (target < 2 ms); cost_only: slowest {max(cost_only) / 1000:.2f} ms "
+          f"(target < 0.5 ms)")
+    if not have_triton:
+        print(triton_reference.NOTE)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-swizzled", action="store_true", help="skip the best-swizzled_shared reference")
+    parser.add_argument("--sizes-only", action="store_true", help="only the table of planning time by size")
     args = parser.parse_args()
+    if args.sizes_only:
+        by_size(max(args.repeat, 20))
+        triton_reference.quiet_exit()
     header = (f"{'pair':31} {'kind':9} {'vec st/ld':>9} {'store wf/lb':>11} {'load wf/lb':>11} "
               f"{'ratio st/ld':>11} {'shfl':>4} {'instr':>5} {'swizzled instr st/ld':>20} {'naive st/ld':>11} "
               f"{'scratch B':>9} {'CPU ms':>6}")
@@ -165,6 +235,7 @@ def main() -> None:
         plan_conversion(src, dst, shape, dtype, scratch_bytes=scratch)  # warm caches of the layouts
         samples = []
         for _ in range(args.repeat):
+            clear_plan_cache()
             start = time.process_time()
             plan = plan_conversion(src, dst, shape, dtype, scratch_bytes=scratch)
             samples.append((time.process_time() - start) * 1e3)
@@ -201,6 +272,9 @@ def main() -> None:
         print(f"best Triton swizzled_shared layout (same scoring): worse than the plan on {beaten} of {compared} pairs")
     print(f"planning time (CPU): median {statistics.median(times):.1f} ms, max {max(times):.1f} ms; "
           f"under 50 ms: {sum(t < 50 for t in times)} of {len(times)} pairs")
+    print()
+    by_size(max(args.repeat, 20))
+    triton_reference.quiet_exit()
 
 
 if __name__ == "__main__":

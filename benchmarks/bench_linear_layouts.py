@@ -6,7 +6,13 @@ reference cost of merely constructing the resulting ``LinearLayout`` from its ba
 same process (the floor any encoding pays), and the median of ``invert_and_compose`` for a
 blocked -> nvidia_mma dot-operand pair at 128x128.
 
-Targets on a 2-core machine: to_linear_layout < 100 us, invert_and_compose < 200 us.
+With Triton 3.9 installed (the bench extra) the same process also times Triton's bindings:
+``to_linear_layout`` of the same encoding given as a gluon spec object (``GluonOpBuilder``;
+layoutkit's time here parses the text too), and Triton's C++ ``invert_and_compose`` on the
+same pair; ``vs Triton`` is Triton's time over layoutkit's (at least 1.0: as fast or faster).
+
+Targets on a 2-core machine: to_linear_layout < 100 us, invert_and_compose < 200 us; issue 17:
+from text at least as fast as Triton from a spec object, invert_and_compose at least as fast.
 
     python benchmarks/bench_linear_layouts.py [--repeat 200] [--profile]
 """
@@ -17,8 +23,41 @@ import argparse
 import statistics
 import time
 
+import triton_reference
+
 import layoutkit
 from layoutkit.core.linear import LinearLayout
+
+
+def gluon_specs() -> dict:
+    """The encodings of ENCODINGS as gluon spec objects (Triton's Python layouts)."""
+    import triton.experimental.gluon.language as gl
+    from triton.experimental.gluon.language import amd
+
+    def blocked():
+        return gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+
+    def mma2():
+        return gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8])
+
+    def mma3():
+        return gl.NVMMADistributedLayout([3, 0], [4, 1], [16, 128, 16])
+
+    def mfma():
+        return amd.AMDMFMALayout(3, [32, 32, 8], True, [2, 2])
+
+    return {
+        "blocked": blocked(),
+        "blocked+CGA": gl.BlockedLayout([2, 2], [4, 8], [2, 2], [1, 0], cga_layout=[[0, 1], [1, 0]]),
+        "slice(blocked)": gl.SliceLayout(0, blocked()),
+        "nvidia_mma v2": mma2(),
+        "nvidia_mma v3": mma3(),
+        "dot_op A (mma v2)": gl.DotOperandLayout(0, mma2(), 2),
+        "dot_op B (mma v2)": gl.DotOperandLayout(1, mma2(), 2),
+        "dot_op A (mma v3)": gl.DotOperandLayout(0, mma3(), 2),
+        "amd_mfma": mfma(),
+        "dot_op (amd_mfma)": gl.DotOperandLayout(1, mfma(), 8),
+    }
 
 ENCODINGS = {
     "blocked": "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
@@ -70,23 +109,45 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile the invert_and_compose case")
     args = parser.parse_args()
 
-    print(f"{'encoding':<20} {'shape':>9} {'to_linear_layout':>17} {'LinearLayout(...)':>18} {'ratio':>6}")
-    worst = 0.0
+    have_triton = triton_reference.available()
+    specs, builder = (gluon_specs(), triton_reference.gluon_builder()) if have_triton else ({}, None)
+    print(f"{'encoding':<20} {'shape':>9} {'to_linear_layout':>17} {'LinearLayout(...)':>18} {'ratio':>6} "
+          f"{'from text':>10} {'Triton spec':>11} {'vs Triton':>9}")
+    worst, ratios = 0.0, []
     for name, text in ENCODINGS.items():
         enc = layoutkit.parse_layout(text)
         for size in (128, 256):
             shape = (size,) * enc.rank
             t_build = median_us(lambda enc=enc, shape=shape: enc.build_linear_layout(shape), args.repeat)
             t_ref = median_us(rebuild(enc.build_linear_layout(shape)), args.repeat)
+            t_text = median_us(lambda text=text, shape=shape: layoutkit.parse_layout(text).build_linear_layout(shape),
+                               args.repeat)
             worst = max(worst, t_build)
+            triton_text = versus = "-"
+            spec = specs.get(name)
+            if spec is not None:
+                t_triton = median_us(lambda spec=spec, shape=shape: builder.to_linear_layout(spec._to_ir(builder),
+                                                                                          list(shape)), args.repeat)
+                ratios.append(t_triton / t_text)
+                triton_text, versus = f"{t_triton:.1f} us", f"{t_triton / t_text:.2f}"
             print(f"{name:<20} {'x'.join(map(str, shape)):>9} {t_build:>14.1f} us {t_ref:>15.1f} us "
-                  f"{t_build / t_ref:>6.2f}")
+                  f"{t_build / t_ref:>6.2f} {t_text:>7.1f} us {triton_text:>11} {versus:>9}")
     print(f"slowest to_linear_layout: {worst:.1f} us (target < 100 us)")
+    if ratios:
+        print(f"to_linear_layout from text vs Triton's bindings from a spec object: {min(ratios):.2f}x to "
+              f"{max(ratios):.2f}x Triton's speed (target >= 1.0)")
 
     src = layoutkit.parse_layout(ENCODINGS["blocked"]).to_linear_layout((128, 128))
     dst = layoutkit.parse_layout(ENCODINGS["dot_op A (mma v2)"]).to_linear_layout((128, 128))
     t_cvt = median_us(lambda: src.invert_and_compose(dst), args.repeat)
-    print(f"invert_and_compose blocked -> dot_op(mma v2) at 128x128: {t_cvt:.1f} us (target < 200 us)")
+    line = f"invert_and_compose blocked -> dot_op(mma v2) at 128x128: {t_cvt:.1f} us (target < 200 us)"
+    if have_triton:
+        a, b = triton_reference.to_triton(src), triton_reference.to_triton(dst)
+        t_triton = median_us(lambda: a.invert_and_compose(b), args.repeat)
+        line += f"; Triton {t_triton:.1f} us: {t_triton / t_cvt:.2f}x Triton's speed (target >= 1.0)"
+    else:
+        line += " " + triton_reference.NOTE
+    print(line)
     if args.profile:
         import cProfile
         import pstats
@@ -97,6 +158,7 @@ def main() -> None:
             src.invert_and_compose(dst)
         profiler.disable()
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(12)
+    triton_reference.quiet_exit()
 
 
 if __name__ == "__main__":

@@ -16,10 +16,10 @@ from layoutkit.convert.plan import (
     SharedStore,
     Shuffle,
 )
-from layoutkit.convert.planner import plan_conversion
+from layoutkit.convert.planner import conversion_cost, plan_conversion
 from layoutkit.convert.scratch import ScratchLayout
 
 __all__ = [
-    "plan_conversion", "ConversionPlan", "ConversionCost", "ScratchLayout",
+    "plan_conversion", "conversion_cost", "ConversionPlan", "ConversionCost", "ScratchLayout",
     "Shuffle", "SharedStore", "SharedLoad", "Barrier",
 ]

@@ -14,9 +14,10 @@ A plan with one shuffle round of 2-element words puts that round's values at poo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -186,6 +187,16 @@ class ConversionCost:
         return "\n".join(f"{name.ljust(width)}  {value}" for name, value in rows)
 
 
+class PlanParts(NamedTuple):
+    """What a plan moves: its steps, the final gather, and for shared plans the scratch
+    layout and the scratch elements one repetition occupies."""
+
+    steps: tuple[Any, ...]
+    gather: np.ndarray
+    scratch: Any = None
+    scratch_span: int = 0
+
+
 @dataclass(frozen=True, eq=False)
 class ConversionPlan:
     """How to turn values distributed by ``src`` into values distributed by ``dst``.
@@ -194,6 +205,10 @@ class ConversionPlan:
     registers per thread; ``steps``: the data movement in order; ``gather``: destination
     register -> pool index (see the module docstring); ``scratch``: the chosen scratch layout
     (shared plans); ``elem_bytes``: bytes per element.
+
+    ``build`` makes the steps, the gather and the scratch layout, which are per-element arrays:
+    a plan planned from the layouts' bases knows its kind and ``known_cost`` at once and builds
+    its arrays only when they are first read (``steps``, ``gather``, ``scratch``, ``apply``).
     """
 
     kind: str
@@ -204,15 +219,36 @@ class ConversionPlan:
     elem_bytes: int
     hardware: tuple[int, int, int]
     registers: tuple[int, int]
-    steps: tuple[Any, ...]
-    gather: np.ndarray
-    scratch: Any = None
-    scratch_span: int = 0
+    build: Callable[[], PlanParts] = field(repr=False)
     notes: tuple[str, ...] = field(default=())
+    known_cost: ConversionCost | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise LayoutError(f"kind: expected one of {', '.join(KINDS)}, got {quote(self.kind)}")
+
+    @cached_property
+    def parts(self) -> PlanParts:
+        """The steps, gather and scratch layout, built on first use."""
+        parts = self.build()
+        parts.gather.setflags(write=False)
+        return parts
+
+    @property
+    def steps(self) -> tuple[Any, ...]:
+        return self.parts.steps
+
+    @property
+    def gather(self) -> np.ndarray:
+        return self.parts.gather
+
+    @property
+    def scratch(self) -> Any:
+        return self.parts.scratch
+
+    @property
+    def scratch_span(self) -> int:
+        return self.parts.scratch_span
 
     # -- execution ------------------------------------------------------------------------
     def apply(self, values: Any) -> np.ndarray:
@@ -253,7 +289,12 @@ class ConversionPlan:
     # -- cost -----------------------------------------------------------------------------
     @cached_property
     def cost(self) -> ConversionCost:
-        """Instructions per thread by kind, wavefronts, barriers and scratch bytes."""
+        """Instructions per thread by kind, wavefronts, barriers and scratch bytes: the cost
+        the planner computed from the layouts' bases, or else :meth:`cost_of_steps`."""
+        return self.known_cost if self.known_cost is not None else self.cost_of_steps()
+
+    def cost_of_steps(self) -> ConversionCost:
+        """The cost counted on the materialized steps (every warp request simulated)."""
         blocks = self.hardware[0]
         counts: dict[str, int] = {}
         shuffles = [s for s in self.steps if isinstance(s, Shuffle)]
@@ -291,6 +332,8 @@ class ConversionPlan:
     @property
     def scratch_text(self) -> str | None:
         """The chosen shared-memory layout as layout text (shared plans)."""
+        if self.kind != "shared":
+            return None
         return None if self.scratch is None else self.scratch.text
 
     def explain(self) -> str:

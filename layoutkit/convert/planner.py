@@ -13,6 +13,15 @@ The planner tabulates both layouts (any family, through the layout protocol) int
   when ``scratch_bytes`` is smaller than the tile. ``force_shared=True`` (IREE's
   ``shared_memory_conversion``) always takes this path.
 
+Layouts linear over F2 on the shape (every power-of-two Triton, IREE and CuTe layout) are
+planned from their bases (:mod:`layoutkit.convert.bases`): kind, shuffle rounds, vector widths,
+scratch layout and wavefronts come from rank and span computations, in time independent of
+the tensor size, and the plan builds its per-element steps only when they are read. Other
+layouts (non-power-of-two shapes, tables) are tabulated into ``[block, warp, lane, register]``
+maps and planned on the tables; both paths give the same plans (tests compare them).
+``plan_conversion(..., cost_only=True)`` and :func:`conversion_cost` return the cost alone, and
+plans are cached by value (layouts, shape, element type, options).
+
 Shuffle against shared memory is decided by issue slots per warp: a shuffle round costs one
 slot per 32-bit word, plus the selects that pick the word each lane offers when lanes offer
 different registers; a shared round trip costs its store and load wavefronts (per warp) plus
@@ -48,6 +57,8 @@ Example::
 
 from __future__ import annotations
 
+import math
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
@@ -55,8 +66,22 @@ import numpy as np
 
 from layoutkit.analysis.hardware import HardwareMap, element_bytes, element_type, hardware_map
 from layoutkit.analysis.vectors import VectorAccess
-from layoutkit.convert.plan import Barrier, ConversionPlan, SharedLoad, SharedStore
-from layoutkit.convert.scratch import Candidate, choose_scratch
+from layoutkit.convert import bases as linear
+from layoutkit.convert.plan import (
+    Barrier,
+    ConversionCost,
+    ConversionPlan,
+    PlanParts,
+    SharedLoad,
+    SharedStore,
+)
+from layoutkit.convert.scratch import (
+    Candidate,
+    choose_scratch,
+    evaluate,
+    linear_candidates,
+    linear_scratch,
+)
 from layoutkit.convert.shuffle import locate, schedule_shuffles
 from layoutkit.core.indices import unravel
 from layoutkit.core.protocol import check_shape
@@ -64,6 +89,11 @@ from layoutkit.errors import LayoutError, quote
 
 #: issue slots one block-wide barrier is charged when comparing shuffles with shared memory
 BARRIER_SLOTS = 8
+
+#: plans kept in the cache by value
+CACHE_SIZE = 512
+
+_cache: OrderedDict[Any, ConversionPlan] = OrderedDict()
 
 
 def _check_pair(src: HardwareMap, dst: HardwareMap) -> None:
@@ -87,17 +117,62 @@ def _check_pair(src: HardwareMap, dst: HardwareMap) -> None:
 
 
 def plan_conversion(src: Any, dst: Any, shape: Any, dtype: Any, *, scratch_bytes: int | None = None,
-                    force_shared: bool = False) -> ConversionPlan:
+                    force_shared: bool = False, cost_only: bool = False) -> Any:
     """Plan the conversion of a ``shape`` tensor of ``dtype`` (``"f16"``, ...) from the
     distributed layout ``src`` to ``dst`` (any family). ``scratch_bytes`` bounds the shared
     memory per block (repetitions with barriers when the tile is larger); ``force_shared``
-    takes the shared-memory path whatever the layouts."""
+    takes the shared-memory path whatever the layouts. ``cost_only=True`` returns the plan's
+    :class:`~layoutkit.convert.plan.ConversionCost` (for layouts linear over F2 without
+    building any per-element array)."""
     tensor_shape = check_shape(shape)
     dtype_name, bits = element_type(dtype)
-    elem_bytes = element_bytes(dtype)
     if scratch_bytes is not None and (isinstance(scratch_bytes, bool) or not isinstance(scratch_bytes, (int, np.integer))
                                       or scratch_bytes <= 0):
         raise LayoutError(f"scratch_bytes: expected a positive integer, got {quote(scratch_bytes)}")
+    options = (tensor_shape, dtype_name, bits, None if scratch_bytes is None else int(scratch_bytes), bool(force_shared))
+    try:
+        key: Any = (src, dst, *options)
+        plan = _cache.get(key)
+    except TypeError:  # a layout that is not hashable: no cache
+        key, plan = None, None
+    if plan is None:
+        plan = _plan(src, dst, *options, element_bytes(dtype))
+        if key is not None:
+            _cache[key] = plan
+            if len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    elif key is not None:
+        _cache.move_to_end(key)
+    return plan.cost if cost_only else plan
+
+
+def clear_plan_cache() -> None:
+    """Forget every cached plan (benchmarks time planning afresh)."""
+    _cache.clear()
+
+
+def conversion_cost(src: Any, dst: Any, shape: Any, dtype: Any, **options: Any) -> ConversionCost:
+    """The cost of :func:`plan_conversion`'s plan, without its steps (for optimisers that
+    compare many candidate conversions)."""
+    return plan_conversion(src, dst, shape, dtype, cost_only=True, **options)
+
+
+def _plan(src: Any, dst: Any, shape: tuple[int, ...], dtype_name: str, bits: int, scratch_bytes: int | None,
+          force_shared: bool, elem_bytes: int) -> ConversionPlan:
+    src_bases = linear.flat_bases(src, shape)
+    dst_bases = linear.flat_bases(dst, shape) if src_bases is not None else None
+    if src_bases is not None and dst_bases is not None:
+        plan = plan_from_bases(src, dst, shape, dtype_name, bits, elem_bytes, scratch_bytes, force_shared,
+                               src_bases, dst_bases)
+        if plan is not None:
+            return plan
+    return plan_from_tables(src, dst, shape, dtype_name, bits, elem_bytes, scratch_bytes, force_shared)
+
+
+def plan_from_tables(src: Any, dst: Any, shape: tuple[int, ...], dtype_name: str, bits: int, elem_bytes: int,
+                     scratch_bytes: int | None, force_shared: bool) -> ConversionPlan:
+    """The plan from the layouts' tables (any layout)."""
+    tensor_shape = shape
     smap = hardware_map(src, tensor_shape, "src")
     dmap = hardware_map(dst, tensor_shape, "dst")
     _check_pair(smap, dmap)
@@ -108,25 +183,105 @@ def plan_conversion(src: Any, dst: Any, shape: Any, dtype: Any, *, scratch_bytes
     numel = smap.numel
     if not force_shared:
         if src_regs == dst_regs and np.array_equal(smap.elements, dmap.elements):
-            gather = np.broadcast_to(np.arange(src_regs), smap.elements.shape).copy()
-            return ConversionPlan(kind="no-op", steps=(), gather=gather, **common)
+            return ConversionPlan(kind="no-op", build=lambda: _identity_parts(smap.elements.shape), **common)
         threads = blocks * warps * lanes
         local = locate(smap.elements.reshape(threads, src_regs), dmap.elements.reshape(threads, dst_regs), numel)
         if (local >= 0).all():
-            return ConversionPlan(kind="registers", steps=(), gather=local.reshape(dmap.elements.shape), **common)
+            parts = PlanParts((), local.reshape(dmap.elements.shape))
+            return ConversionPlan(kind="registers", build=lambda: parts, **common)
         in_warp = locate(smap.elements.reshape(blocks * warps, -1), dmap.elements.reshape(blocks * warps, -1), numel)
         if (in_warp >= 0).all():
             rounds, gather = schedule_shuffles(smap.elements, dmap.elements, numel, bits)
-            shuffle_plan = ConversionPlan(kind="shuffle", steps=tuple(rounds), gather=gather, **common)
-            shared_plan = _shared_plan(smap, dmap, elem_bytes, scratch_bytes, common)
-            if _issue_slots(shuffle_plan) <= _issue_slots(shared_plan):
-                return shuffle_plan
-            return _with_note(shared_plan, f"shared memory chosen over {len(rounds)} shuffle round(s): fewer issue slots")
-    return _shared_plan(smap, dmap, elem_bytes, scratch_bytes, common)
+            shuffled = PlanParts(tuple(rounds), gather)
+            shuffle_plan = ConversionPlan(kind="shuffle", build=lambda: shuffled, **common)
+            shared_parts, notes = _shared_parts(smap, dmap, choose_scratch(
+                smap.elements, dmap.elements, smap.shape, elem_bytes, scratch_bytes), elem_bytes)
+            shared_plan = ConversionPlan(kind="shared", build=lambda: shared_parts, notes=notes, **common)
+            return _cheaper(shuffle_plan, shared_plan, len(rounds))
+    best = choose_scratch(smap.elements, dmap.elements, smap.shape, elem_bytes, scratch_bytes)
+    parts, notes = _shared_parts(smap, dmap, best, elem_bytes)
+    return ConversionPlan(kind="shared", build=lambda: parts, notes=notes, **common)
 
 
-def _with_note(plan: ConversionPlan, note: str) -> ConversionPlan:
-    return replace(plan, notes=plan.notes + (note,))
+def plan_from_bases(src: Any, dst: Any, shape: tuple[int, ...], dtype_name: str, bits: int, elem_bytes: int,
+                    scratch_bytes: int | None, force_shared: bool, src_bases: linear.Axes,
+                    dst_bases: linear.Axes) -> ConversionPlan | None:
+    """The plan from the layouts' flat bases (:mod:`layoutkit.convert.bases`), or None where
+    the table path must decide (an error to report, or a scratch tile split into repetitions)."""
+    src_sizes, dst_sizes = linear.sizes(src_bases), linear.sizes(dst_bases)
+    if src_sizes[:3] != dst_sizes[:3]:
+        return None
+    reach = linear.reach(src_bases, dst_bases)
+    if not reach.held or (src_sizes[0] > 1 and not reach.block):
+        return None
+    numel = math.prod(shape)
+    common = dict(src=src, dst=dst, shape=shape, dtype=dtype_name, elem_bytes=elem_bytes,
+                  hardware=src_sizes[:3], registers=(src_sizes[3], dst_sizes[3]))
+
+    def maps() -> tuple[HardwareMap, HardwareMap]:
+        return hardware_map(src, shape, "src"), hardware_map(dst, shape, "dst")
+
+    if not force_shared:
+        if src_bases == dst_bases:
+            return ConversionPlan(kind="no-op", build=lambda: _identity_parts(src_sizes),
+                                  known_cost=ConversionCost(kind="no-op", instructions={}), **common)
+        if reach.registers:
+            return ConversionPlan(kind="registers", build=lambda: _register_parts(*maps()),
+                                  known_cost=ConversionCost(kind="registers", instructions={}), **common)
+    shared = _shared_from_bases(src_bases, dst_bases, shape, elem_bytes, scratch_bytes, maps, common)
+    if force_shared or not reach.warp:
+        return shared
+    schedule = linear.schedule(src_bases, dst_bases, numel, bits)
+
+    def shuffle_parts() -> PlanParts:
+        steps, gather = schedule.expand()
+        return PlanParts(tuple(steps), gather)
+
+    cost = schedule.cost()
+    shuffle_plan = ConversionPlan(kind="shuffle", build=shuffle_parts, known_cost=cost, **common)
+    if shared is None:  # the shared plan needs repetitions: compare on the tables
+        return None
+    return _cheaper(shuffle_plan, shared, cost.shuffle_rounds)
+
+
+def _shared_from_bases(src_bases: linear.Axes, dst_bases: linear.Axes, shape: tuple[int, ...], elem_bytes: int,
+                       scratch_bytes: int | None, maps: Any, common: dict[str, Any]) -> ConversionPlan | None:
+    numel = math.prod(shape)
+    candidates = linear_candidates([list(a) for a in src_bases], [list(a) for a in dst_bases], numel, elem_bytes,
+                                   scratch_bytes)
+    scored = [(linear.score_scratch(directions, block_bits, vectors, src_bases, dst_bases, elem_bytes),
+               (directions, block_bits, vectors)) for directions, block_bits, vectors in candidates]
+    (score, offset), (directions, block_bits, vectors) = min(scored, key=lambda item: item[0][0].score())
+    if scratch_bytes is not None and score.span * elem_bytes > scratch_bytes:
+        return None
+
+    def build() -> PlanParts:
+        smap, dmap = maps()
+        layout = linear_scratch(directions, shape, block_bits, vectors)
+        best = evaluate(layout, smap.elements, dmap.elements, elem_bytes, scratch_bytes)
+        return _shared_parts(smap, dmap, best, elem_bytes)[0]
+
+    cost = linear.shared_cost(score, offset, src_bases, dst_bases, elem_bytes)
+    return ConversionPlan(kind="shared", build=build, known_cost=cost, **common)
+
+
+def _identity_parts(shape: tuple[int, ...]) -> PlanParts:
+    return PlanParts((), np.broadcast_to(np.arange(shape[3]), shape).copy())
+
+
+def _register_parts(smap: HardwareMap, dmap: HardwareMap) -> PlanParts:
+    blocks, warps, lanes, src_regs = smap.elements.shape
+    threads = blocks * warps * lanes
+    local = locate(smap.elements.reshape(threads, src_regs), dmap.elements.reshape(threads, dmap.registers), smap.numel)
+    return PlanParts((), local.reshape(dmap.elements.shape))
+
+
+def _cheaper(shuffle_plan: ConversionPlan, shared_plan: ConversionPlan, rounds: int) -> ConversionPlan:
+    """The shuffle plan unless the shared one takes fewer issue slots (noted on the plan)."""
+    if _issue_slots(shuffle_plan) <= _issue_slots(shared_plan):
+        return shuffle_plan
+    return replace(shared_plan, notes=shared_plan.notes + (
+        f"shared memory chosen over {rounds} shuffle round(s): fewer issue slots",))
 
 
 def _issue_slots(plan: ConversionPlan) -> float:
@@ -169,10 +324,10 @@ def _without_repeated_stores(store: VectorAccess) -> VectorAccess:
     return replace(store, offsets=offsets)
 
 
-def _shared_plan(smap: HardwareMap, dmap: HardwareMap, elem_bytes: int, scratch_bytes: int | None,
-                 common: dict[str, Any]) -> ConversionPlan:
-    blocks, warps, lanes, src_regs = smap.elements.shape
-    best: Candidate = choose_scratch(smap.elements, dmap.elements, smap.shape, elem_bytes, scratch_bytes)
+def _shared_parts(smap: HardwareMap, dmap: HardwareMap, best: Candidate, elem_bytes: int
+                  ) -> tuple[PlanParts, tuple[str, ...]]:
+    """The steps of a round trip through ``best``'s scratch layout, and the plan's notes."""
+    src_regs = smap.registers
     store, load = best.store, best.load
     span = best.layout.span
     rep_span, reps = best.rep_span, best.repetitions
@@ -204,5 +359,4 @@ def _shared_plan(smap: HardwareMap, dmap: HardwareMap, elem_bytes: int, scratch_
     inst, lane_in_vec = load.slot // load.vector, load.slot % load.vector
     gather = np.take_along_axis(load_base, inst, axis=-1) + lane_in_vec
     assert (gather >= src_regs).all()
-    return ConversionPlan(kind="shared", steps=tuple(steps), gather=gather, scratch=best.layout,
-                          scratch_span=rep_span if reps > 1 else span, notes=tuple(notes), **common)
+    return PlanParts(tuple(steps), gather, best.layout, rep_span if reps > 1 else span), tuple(notes)

@@ -213,14 +213,20 @@ def _intersection(first, second) -> list[int]:
 
 def _complement(sub, space) -> list[int]:
     """Vectors of ``space`` extending a basis of ``sub`` to one of ``sub + space``."""
-    elim = gf2.Elimination()
-    for v in sub:
-        elim.add(v)
-    return [v for v in space if v and elim.add(v)]
+    span = gf2.Span(sub)
+    return [v for v in space if v and span.add(v)]
 
 
 def _log2(n: int) -> int:
     return n.bit_length() - 1
+
+
+def block_directions(src_bases) -> list[int]:
+    """The source's block directions outside the span of its register, lane and warp bases:
+    the directions that tell one block's elements from another's (a block basis inside that
+    span broadcasts the same elements to several blocks, each needing all of them)."""
+    blocks, warps, lanes, regs = src_bases
+    return _complement(list(regs) + list(lanes) + list(warps), blocks)
 
 
 def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str, reserve: int = 0
@@ -239,9 +245,9 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
     words, so each side's phase lanes must meet the span of the directions outside its bank
     window only in 0.
     """
-    blocks_a, _, lanes_a, regs_a = src_bases
+    _, _, lanes_a, regs_a = src_bases
     _, _, lanes_b, regs_b = dst_bases
-    block_dirs = _basis(blocks_a)  # each block has its own scratch: block directions go on top
+    block_dirs = block_directions(src_bases)  # each block has its own scratch: block directions go on top
     nbits -= len(block_dirs)
     vmax = _log2(max_vector_elements(elem_bytes))
     common = _intersection(regs_a, regs_b)
@@ -260,25 +266,29 @@ def swizzle_bases(src_bases, dst_bases, nbits: int, elem_bytes: int, extra: str,
     high_count = max(0, nbits - line)
     below_a = widened[: max(bits_a, word_bits)]
     below_b = widened[: max(bits_b, word_bits)]
-    side_a, side_b = gf2.Elimination(), gf2.Elimination()
+    side_a, side_b = gf2.Span(), gf2.Span()
     for v in block_dirs + below_a + phase_a:
         side_a.add(v)
     for v in block_dirs + below_b + phase_b:
         side_b.add(v)
-    basis = gf2.Elimination()
+    basis = gf2.Span()
     for v in block_dirs:
         basis.add(v)
     low = [v for v in widened if basis.add(v)]
     units = [1 << j for j in range(nbits + len(block_dirs))]
     rest_common = reserved + [v for v in _complement(widened, common) if v not in reserved]
-    pool = rest_common + [p ^ q for p in phase_a for q in phase_b] + units
-    pool += [u ^ p for u in units for p in phase_a + phase_b]
+    pool = itertools.chain(rest_common, (p ^ q for p in phase_a for q in phase_b), units,
+                           (u ^ p for u in units for p in phase_a + phase_b))
     # directions outside both bank windows: H (above the line) and word fill (below it)
     outside: list[int] = []
+    tried: set[int] = set()
     for h in pool:
         if len(outside) == high_count + fill_count:
             break
-        if side_a.express(h) is None and side_b.express(h) is None and basis.express(h) is None:
+        if h in tried:
+            continue
+        tried.add(h)
+        if h and not basis.contains(h) and not side_a.contains(h) and not side_b.contains(h):
             side_a.add(h)
             side_b.add(h)
             basis.add(h)
@@ -401,6 +411,28 @@ def colored_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: t
                          description="(a table: elements coloured by bank, 32 banks; no attribute form)")
 
 
+def linear_candidates(src_bases, dst_bases, numel: int, elem_bytes: int, scratch_bytes: int | None
+                      ) -> list[tuple[list[int], int, tuple[int, int] | None]]:
+    """The linear scratch layouts worth scoring, as ``(directions, block bits, vectors)``: the
+    swizzle construction for every reserve and extra-vector choice, and the unswizzled
+    layout (single block)."""
+    nbits = _log2(numel)
+    rep_bits = 0
+    if scratch_bytes is not None and numel * elem_bytes > scratch_bytes:
+        rep_bits = max(0, _log2(-(-numel * elem_bytes // scratch_bytes) - 1) + 1)
+    seen = set()
+    block_bits = len(block_directions(src_bases))
+    out: list[tuple[list[int], int, tuple[int, int] | None]] = []
+    for reserve, extra in itertools.product(sorted({0, rep_bits}), ("none", "store", "load")):
+        directions, vectors = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra, reserve)
+        if len(directions) == nbits and (tuple(directions), vectors) not in seen:
+            seen.add((tuple(directions), vectors))
+            out.append((directions, block_bits, vectors))
+    if block_bits == 0:
+        out.append(([1 << j for j in range(nbits)], 0, None))
+    return out
+
+
 def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tuple[int, ...],
                    elem_bytes: int, scratch_bytes: int | None = None) -> Candidate:
     """The best scratch layout for storing ``src_elements`` and loading ``dst_elements``
@@ -410,19 +442,8 @@ def choose_scratch(src_elements: np.ndarray, dst_elements: np.ndarray, shape: tu
     src_bases = linear_bases(src_elements, numel)
     dst_bases = linear_bases(dst_elements, numel) if src_bases is not None else None
     if src_bases is not None and dst_bases is not None:
-        nbits = _log2(numel)
-        rep_bits = 0
-        if scratch_bytes is not None and numel * elem_bytes > scratch_bytes:
-            rep_bits = max(0, _log2(-(-numel * elem_bytes // scratch_bytes) - 1) + 1)
-        seen = set()
-        block_bits = len(_basis(src_bases[0]))
-        for reserve, extra in itertools.product(sorted({0, rep_bits}), ("none", "store", "load")):
-            directions, vectors = swizzle_bases(src_bases, dst_bases, nbits, elem_bytes, extra, reserve)
-            if len(directions) == nbits and (tuple(directions), vectors) not in seen:
-                seen.add((tuple(directions), vectors))
-                layouts.append(linear_scratch(directions, shape, block_bits, vectors))
-        if block_bits == 0:
-            layouts.append(linear_scratch([1 << j for j in range(nbits)], shape))
+        layouts = [linear_scratch(directions, shape, block_bits, vectors) for directions, block_bits, vectors
+                   in linear_candidates(src_bases, dst_bases, numel, elem_bytes, scratch_bytes)]
         # linear maps: every warp's offsets are warp 0's XOR a constant, which keeps vectors,
         # banks and words alike -- warp 0 ranks the candidates, the winner is simulated in full
         ranked = [evaluate(layout, src_elements[:1], dst_elements[:1], elem_bytes, scratch_bytes, slice(0, 1))

@@ -60,18 +60,55 @@ class Elimination:
         return len(self._by_lead)
 
 
+class Span:
+    """An incremental XOR basis that only answers membership (no column masks: the fast
+    form of :class:`Elimination` for span and rank questions). ``add`` returns True when the
+    vector was outside the span."""
+
+    __slots__ = ("_by_lead",)
+
+    def __init__(self, vectors: Sequence[int] = ()) -> None:
+        self._by_lead: dict[int, int] = {}
+        for v in vectors:
+            self.add(v)
+
+    def _residual(self, vector: int) -> int:
+        by_lead = self._by_lead
+        while vector:
+            basis = by_lead.get(vector.bit_length() - 1)
+            if basis is None:
+                return vector
+            vector ^= basis
+        return 0
+
+    def add(self, vector: int) -> bool:
+        residual = self._residual(vector)
+        if residual:
+            self._by_lead[residual.bit_length() - 1] = residual
+        return residual != 0
+
+    def contains(self, vector: int) -> bool:
+        return self._residual(vector) == 0
+
+    @property
+    def rank(self) -> int:
+        return len(self._by_lead)
+
+    @property
+    def leading_bits(self) -> set[int]:
+        """Leading bits of an echelon basis of the span."""
+        return set(self._by_lead)
+
+
 def pivot_columns(columns: Sequence[int]) -> list[int]:
     """Indices of the columns not in the span of the columns before them."""
-    elim = Elimination()
-    return [j for j, col in enumerate(columns) if elim.add(col)]
+    span = Span()
+    return [j for j, col in enumerate(columns) if span.add(col)]
 
 
 def rank(columns: Sequence[int]) -> int:
     """Rank of the matrix whose columns are ``columns``."""
-    elim = Elimination()
-    for col in columns:
-        elim.add(col)
-    return elim.rank
+    return Span(columns).rank
 
 
 def solve(columns: Sequence[int], targets: Sequence[int]) -> list[int | None]:

@@ -127,6 +127,19 @@ class LinearLayout(LayoutBase):
 
     # -- construction -------------------------------------------------------------------
     @classmethod
+    def _trusted(cls, ins: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...], out: tuple[tuple[str, int], ...],
+                 columns: tuple[int, ...] | None = None) -> LinearLayout:
+        """The layout of already-checked parts, without the public constructor's checks: the
+        algebra builds its results this way (their bases come from valid layouts).
+        ``columns``: the flat bases when the caller has them."""
+        layout = object.__new__(cls)
+        object.__setattr__(layout, "_in", ins)
+        object.__setattr__(layout, "_out", out)
+        if columns is not None:
+            layout.__dict__["columns"] = columns
+        return layout
+
+    @classmethod
     def from_bases(cls, bases: Mapping[str, Sequence[Sequence[int]]], out_names: Sequence[str],
                    require_surjective: bool = True) -> LinearLayout:
         """Infer each out dim's size as the smallest power of two above every basis value
@@ -372,12 +385,19 @@ class LinearLayout(LayoutBase):
     # -- algebra ------------------------------------------------------------------------------
     def _from_flat(self, in_dims: Sequence[tuple[str, int]], flat_columns: Sequence[int],
                    out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
-        template = LinearLayout({}, list(out_dims))
-        bases: Bases = {}
-        it = iter(flat_columns)
+        """The layout whose flat bases are ``flat_columns`` (values already inside the out
+        dims: they come from layouts of these out dims)."""
+        out = tuple((name, int(size)) for name, size in out_dims)
+        fields, shift = [], 0
+        for _, size in out:
+            fields.append((shift, size - 1))
+            shift += log2(size)
+        columns = tuple(int(c) for c in flat_columns)
+        ins, start = [], 0
         for name, bits in in_dims:
-            bases[name] = [template._split_value(next(it)) for _ in range(bits)]
-        return LinearLayout(bases, list(out_dims))
+            ins.append((name, tuple(tuple((c >> s) & m for s, m in fields) for c in columns[start:start + bits])))
+            start += bits
+        return LinearLayout._trusted(tuple(ins), out, columns[:start])
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer(self(x))``: this layout's out dims must be ``outer``'s in dims, by name,
@@ -575,8 +595,10 @@ class LinearLayout(LayoutBase):
         if total != have:
             raise LayoutError(f"reshape_{side}: sizes {quote([s for _, s in new_dims])} multiply to {total}, not {have}")
         if side == "ins":
-            return self._from_flat([(n, log2(s)) for n, s in new_dims], self.columns, self._out)
-        return self._from_flat([(n, len(r)) for n, r in self._in], self.columns, [(n, s) for n, s in new_dims])
+            result = self._from_flat([(n, log2(s)) for n, s in new_dims], self.columns, self._out)
+        else:
+            result = self._from_flat([(n, len(r)) for n, r in self._in], self.columns, [(n, s) for n, s in new_dims])
+        return LinearLayout(result.bases, result.out_dims)  # new names from the caller: checked
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
         """Flatten the in dims (first dim lowest) and split them into ``new_in_dims``."""
@@ -604,7 +626,7 @@ class LinearLayout(LayoutBase):
         if sorted(order) != sorted(self.in_dim_names):
             raise LayoutError(f"transpose_ins: {quote(order)} is not a permutation of {quote(self.in_dim_names)}")
         rows = dict(self._in)
-        return LinearLayout({n: rows[n] for n in order}, self._out)
+        return LinearLayout._trusted(tuple((n, rows[n]) for n in order), self._out)
 
     def transpose_outs(self, order: Sequence[str]) -> LinearLayout:
         """The same map with the out dims (and each basis's values) in ``order``."""
@@ -639,7 +661,7 @@ class LinearLayout(LayoutBase):
             raise LayoutError("concat_ins: the layouts have different out dims")
         if set(self.in_dim_names) & set(other.in_dim_names):
             raise LayoutError(f"concat_ins: shared in dims {quote(sorted(set(self.in_dim_names) & set(other.in_dim_names)))}")
-        return LinearLayout({**dict(self._in), **dict(other._in)}, self._out)
+        return LinearLayout._trusted(tuple({**dict(self._in), **dict(other._in)}.items()), self._out)
 
     # -- matrices -----------------------------------------------------------------------------
     def to_matrix(self) -> np.ndarray:
@@ -658,7 +680,8 @@ class LinearLayout(LayoutBase):
         if mat.shape != (template.total_out_bits, sum(log2(s) for s in in_dims.values())):
             raise LayoutError(f"matrix: shape {quote(mat.shape)} does not match the dims")
         cols = [int(sum(int(mat[r, j]) << r for r in range(mat.shape[0]))) for j in range(mat.shape[1])]
-        return template._from_flat([(n, log2(s)) for n, s in in_dims.items()], cols, list(out_dims.items()))
+        result = template._from_flat([(n, log2(s)) for n, s in in_dims.items()], cols, list(out_dims.items()))
+        return cls(result.bases, result.out_dims)  # the caller's dims: checked
 
     # -- value semantics ------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:

@@ -32,49 +32,58 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from layoutkit.errors import LayoutError, quote
 
+#: longest attribute text read (characters): a layout attribute is a few kilobytes at most,
+#: and longer text is refused before any work, with this limit in the message
+MAX_TEXT = 1 << 20
+
+# one pass of one regex: each match is the whitespace before a token and the token; anything
+# that is no token is the ``bad`` group. Numbers are ASCII, as in MLIR: a digit is 0-9
+# (Arabic-Indic or full-width digits are no numbers); an identifier starts [A-Za-z_].
 _TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<arrow>->)
-  | (?P<int>-?\d+)
+    r"""\s*(?:
+    (?P<arrow>->)
+  | (?P<int>-?[0-9]+)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<hash>\#[A-Za-z_][\w.$]*)
   | (?P<ident>[A-Za-z_][\w.$]*)
   | (?P<punct>[<>{}\[\](),=:*+?!@^|-])
-    """,
+  | (?P<bad>\S)
+    )""",
     re.VERBOSE,
 )
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     kind: str  # int, string, hash, ident, punct, arrow, end
     text: str
     pos: int
 
 
+def check_text_size(text: str, what: str = "layout text") -> None:
+    """LayoutError when ``text`` is longer than :data:`MAX_TEXT` characters."""
+    if len(text) > MAX_TEXT:
+        raise LayoutError(f"{what}: {len(text)} characters is more than the {MAX_TEXT} (1 MiB) layoutkit reads "
+                          f"as one attribute; text begins {quote(text[:60])}")
+
+
 def tokenize(text: str) -> list[Token]:
-    """Split ``text`` into tokens; an unknown character is a :class:`LayoutError`."""
+    """Split ``text`` into tokens in one regex pass; an unknown character (a non-ASCII digit
+    among them) is a :class:`LayoutError`, and so is text longer than :data:`MAX_TEXT`."""
     if not isinstance(text, str):
         raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
-    tokens: list[Token] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
+    check_text_size(text)
+    new = tuple.__new__
+    tokens = [new(Token, (m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup))) for m in _TOKEN.finditer(text)]
+    for tok in tokens:
+        if tok.kind == "bad":
             raise LayoutError(
-                f"layout text: unexpected character {quote(text[pos])} at column {pos + 1} "
+                f"layout text: unexpected character {quote(tok.text)} at column {tok.pos + 1} "
                 f"in {quote(text)}"
             )
-        kind = m.lastgroup
-        assert kind is not None
-        if kind != "ws":
-            tokens.append(Token(kind, m.group(), pos))
-        pos = m.end()
     tokens.append(Token("end", "", len(text)))
     return tokens
 
@@ -256,7 +265,7 @@ class Cursor:
                 return params
 
 
-_ALIAS_LINE = re.compile(r"^\s*#([A-Za-z_][\w.$]*)\s*=\s*(.+?)\s*$")
+_ALIAS_LINE = re.compile(r"^\s*#([A-Za-z_][\w.$]*)\s*=\s*(.+?)\s*$", re.ASCII)
 
 
 def parse_aliases(text: str) -> dict[str, Attribute]:
@@ -276,7 +285,7 @@ def parse_aliases(text: str) -> dict[str, Attribute]:
             value = cursor.attribute()
             cursor.expect_end()
         except LayoutError:
-            name = re.match(r"#([\w.$]*)", m.group(2)).group(1)  # type: ignore[union-attr]
+            name = re.match(r"#([\w.$]*)", m.group(2), re.ASCII).group(1)  # type: ignore[union-attr]
             value = Attribute(name, None, m.group(2))
         aliases[m.group(1)] = value
     return aliases

@@ -71,7 +71,7 @@ def parse_text(text: str, aliases: Any = None, **options: Any) -> Any:
 
 
 def _parse_shape(text: str) -> tuple[int, ...]:
-    if not re.fullmatch(r"\d+(x\d+)*", text):
+    if not re.fullmatch(r"[0-9]+(x[0-9]+)*", text):
         raise LayoutError(f"tensor shape: expected 'MxN' after 'over', got {quote(text)}")
     return check_shape(tuple(int(d) for d in text.split("x")), "tensor shape")
 

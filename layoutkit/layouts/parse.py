@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from layoutkit.core.coords.transform_map import affine_map_aliases
-from layoutkit.core.text import Attribute, parse_aliases
+from layoutkit.core.text import Attribute, check_text_size, parse_aliases
 from layoutkit.errors import LayoutError, quote
 
 # text prefix -> family module
@@ -52,6 +52,7 @@ def parse_layout(
     """
     if not isinstance(text, str):
         raise LayoutError(f"layout text: expected a string, got {quote(repr(text))}")
+    check_text_size(text)
     if isinstance(aliases, str):  # a file's text: its layout aliases, and rocmlir-opt's '#map = affine_map<...>'
         aliases = {**affine_map_aliases(aliases), **parse_aliases(aliases)}
     aliases = dict(aliases or {})
@@ -124,9 +125,9 @@ def _family(module: str) -> Any:
 
 # tensor<16x16xf16[, #encoding]>, vector<16x16xf16>, rank 0 (tensor<f32>, vector<f16>); '?' and
 # '[4]' (dynamic, scalable) dims are matched so that they can be refused by name
-_TENSOR_TYPE = re.compile(r"^(tensor|vector)<\s*((?:(?:\d+|\?|\[\d+\])\s*x\s*)*)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$")
+_TENSOR_TYPE = re.compile(r"^(tensor|vector)<\s*((?:(?:[0-9]+|\?|\[[0-9]+\])\s*x\s*)*)([A-Za-z]\w*|!tt\.ptr<[^<>]*>)\s*(?:,\s*(.*))?>$")
 # MLIR's integer types of any width (i24, si8, ui4) and Triton's 64-bit pointers
-_INTEGER_TYPE = re.compile(r"[su]?i([1-9]\d{0,6})")
+_INTEGER_TYPE = re.compile(r"[su]?i([1-9][0-9]{0,6})")
 _POINTER_TYPE = re.compile(r"!tt\.ptr<[^<>]*>")
 POINTER_BITS = 64
 ELEMENT_BITS = {
@@ -149,11 +150,11 @@ def parse_tensor_type(text: str) -> tuple[tuple[int, ...], str]:
     if m is None or (m.group(1) == "vector" and m.group(4) is not None):
         raise LayoutError(f"tensor type: expected 'tensor<DxDx...xTYPE>' or 'vector<DxDx...xTYPE>', got {quote(text)}")
     for dim in re.findall(r"[^\sx]+", m.group(2)):
-        if not dim.isdigit():
+        if not re.fullmatch(r"[0-9]+", dim):
             kind = "dynamic" if dim == "?" else "scalable"
             raise LayoutError(f"tensor type: the {kind} dim {quote(dim)} has no fixed size, which a layout "
                               f"needs, in {quote(text)}")
-    dims = tuple(int(d) for d in re.findall(r"\d+", m.group(2)))
+    dims = tuple(int(d) for d in re.findall(r"[0-9]+", m.group(2)))
     if any(d <= 0 for d in dims):
         raise LayoutError(f"tensor type: dims must be positive, got {quote(text)}")
     element = m.group(3)

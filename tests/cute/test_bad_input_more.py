@@ -111,7 +111,7 @@ TV = layoutkit.parse_layout("(32,4):(1,32) over 32x4")
     (lambda: cute.parse(None), ["layout text: ", "'None'"]),
     (lambda: cute.parse("(2,3):(1,2)\x00"), ["layout text: "]),
     (lambda: cute.parse("(" * 5000), ["layout: ", "nested deeper"]),
-    (lambda: cute.parse("(２,３):(1,2"), ["layout: "]),
+    (lambda: cute.parse("(２,３):(1,2"), ["layout text: ", "unexpected character", "２"]),
     (lambda: TV.apply(register=1.5), ["apply: register", "'1.5'"]),
     (lambda: TV.apply(register="a"), ["apply: register", "'a'"]),
     (lambda: TV.apply(register=9), ["apply: register", "'9'"]),
