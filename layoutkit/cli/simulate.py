@@ -119,12 +119,14 @@ def _summary(name: str, array: np.ndarray) -> str:
               help="Lanes per warp (64 for AMD-style subgroups).")
 @click.option("--bank-conflicts", is_flag=True,
               help="Count shared-memory wavefronts per op (32 four-byte banks).")
+@click.option("--no-race-check", "no_race_check", is_flag=True,
+              help="Leave out the shared-memory race and initialization checks (faster).")
 @click.option("--max-steps", default=None, type=int,
               help="Stop a run after this many executed IR ops (default 10**8): a runaway loop "
                    "is an error naming its line.")
 def command(file: str, kernel: str | None, function: str | None, grid: str | None, block: str | None,
             arg_texts: tuple[str, ...], out_dir: str | None, warp_size: int, bank_conflicts: bool,
-            max_steps: int | None) -> None:
+            no_race_check: bool, max_steps: int | None) -> None:
     """Run KERNEL (or a host FUNCTION) of the MLIR FILE ('-': stdin) on the lockstep SIMT simulator."""
     from layoutkit.backends.simt import run_function, simulate
     from layoutkit.backends.simt.launch import WARP_SIZES
@@ -133,9 +135,9 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
 
     if (kernel is None) == (function is None):
         raise LayoutError("give one of --kernel NAME (with --grid, --block) or --function NAME")
-    if function is not None and (grid is not None or block is not None or bank_conflicts):
+    if function is not None and (grid is not None or block is not None or bank_conflicts or no_race_check):
         raise LayoutError("--function: a host function launches its kernels with their own sizes; "
-                          "--grid, --block and --bank-conflicts go with --kernel")
+                          "--grid, --block, --bank-conflicts and --no-race-check go with --kernel")
     if kernel is not None and (grid is None or block is None):
         raise LayoutError(f"--kernel {kernel}: needs --grid and --block")
     if max_steps is not None and max_steps < 1:
@@ -157,7 +159,8 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
         arrays |= {f"result{i}": np.asarray(value) for i, value in enumerate(results)}
     else:
         report = simulate(module, kernel, *dims, args, warp_size=warp_size,
-                          bank_conflicts=bank_conflicts, max_steps=max_steps)
+                          bank_conflicts=bank_conflicts, max_steps=max_steps,
+                          race_check=not no_race_check)
         click.echo(str(report))
         if report.shared_wavefronts is not None:
             for label, (wavefronts, ideal) in report.shared_wavefronts.items():

@@ -81,6 +81,16 @@ def test_race_read_after_write_without_barrier():
     assert "reads (1, 0), written by thread (0, 1, 0)" in message
 
 
+def test_race_check_can_be_switched_off_and_the_run_still_computes():
+    """Without the checks the racy transpose runs; a block whose threads run in lockstep
+    still gets the transpose (every store lands before any load in the simulator)."""
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    out = np.zeros_like(x)
+    layoutkit.simulate(_transpose_without_barrier(), "transpose_padded", grid=(2, 2), block=(32, 8),
+                       args={"in": x, "out": out}, race_check=False)
+    assert np.array_equal(out, x.T)
+
+
 def test_race_two_threads_write_one_location():
     module = kernel_module(X, f"""      %t = gpu.thread_id x
       %c0 = arith.constant 0 : index

@@ -172,3 +172,18 @@ def test_simulate_bad_input_is_one_error_line(tmp_path, capsys):
             "--arg", f"o={tmp_path / 'o.npy'}", "--arg", "v=-7", "--out", str(tmp_path / "res")]
     assert main(argv) == 0
     assert np.load(tmp_path / "res" / "o.npy").tolist() == [-7] * 8
+
+
+def test_no_race_check_runs_a_racy_kernel_that_the_checked_run_refuses(tmp_path, capsys):
+    racy = (KERNELS / "transpose_padded.mlir").read_text().replace("      gpu.barrier\n", "", 1)
+    (tmp_path / "racy.mlir").write_text(racy)
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    np.save(tmp_path / "in.npy", x)
+    np.save(tmp_path / "out.npy", np.zeros_like(x))
+    run = ["simulate", str(tmp_path / "racy.mlir"), "--kernel", "transpose_padded", "--grid", "2,2",
+           "--block", "32,8", "--arg", f"in={tmp_path / 'in.npy'}", "--arg", f"out={tmp_path / 'out.npy'}",
+           "--out", str(tmp_path / "res")]
+    assert main(run) == 2
+    assert "data race" in capsys.readouterr().err
+    assert main([*run, "--no-race-check"]) == 0
+    assert np.array_equal(np.load(tmp_path / "res" / "out.npy"), x.T)

@@ -54,7 +54,7 @@ class SimulationReport:
 
 def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
              warp_size: int = 32, bank_conflicts: bool = False,
-             max_steps: int = DEFAULT_MAX_STEPS) -> SimulationReport:
+             max_steps: int = DEFAULT_MAX_STEPS, race_check: bool = True) -> SimulationReport:
     """Run ``kernel`` of ``module`` (a parsed module or MLIR text) on ``grid`` x ``block``.
 
     ``args`` maps argument names (the kernel's ``%name``) to numpy arrays (memref
@@ -64,7 +64,8 @@ def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
     shared-memory wavefronts per op with layoutkit.analysis's bank model (32 four-byte banks,
     64- and 128-bit accesses served in phases of 16 and 8 lanes; each buffer bank-aligned).
     A run that executes more than ``max_steps`` IR ops (a loop running away) stops with a
-    :class:`SimulationError` naming the loop and its line.
+    :class:`SimulationError` naming the loop and its line. ``race_check=False`` leaves out
+    the shared-memory race and initialization checks (for speed runs of checked kernels).
     """
     from layoutkit.ir import find_kernel, parse_module
 
@@ -74,7 +75,7 @@ def simulate(module, kernel: str, grid, block, args: Mapping | Sequence,
     func = find_kernel(module, kernel)
     geometry = Geometry(launch_dims("grid", grid), launch_dims("block", block), warp_size)
     values = bind_arguments(func, args)
-    stats = Stats(count_banks=bank_conflicts, max_steps=max_steps)
+    stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps)
     seconds = run_kernel(func, geometry, values, stats)
     wavefronts = None
     if stats.banks is not None:
