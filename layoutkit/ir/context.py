@@ -105,6 +105,8 @@ def _unsupported_op(message: str) -> str | None:
 
 def _line_of(start: int, message: str, text: str) -> str:
     """``line L, column C: message (in 'source line')`` for the text offset ``start``."""
+    if message.startswith(" "):  # xDSL's bare context (" in block definition"): text ran out
+        message = "expected more text" + message.rstrip() + " (an unclosed '{' or region?)"
     unknown = re.match(r"Operation (\S+) (is not registered|does not have a custom format)", message)
     if unknown and text.rfind(unknown.group(1), 0, start + 1) >= 0:
         # xDSL points after an unknown op without results; point at its name

@@ -40,3 +40,8 @@ def test_a_verifier_raising_a_bare_exception_is_a_layout_error_with_the_line():
             "}\n")
     with pytest.raises(LayoutError, match=r"line 2: memref.store: .*index for each dimension"):
         parse_module(text)
+
+
+def test_text_that_ends_inside_a_region_says_so():
+    with pytest.raises(LayoutError, match=r"line 2, column 1: expected more text in block definition"):
+        parse_module("module {\n")
