@@ -47,6 +47,7 @@ def support_markdown() -> str:
                  f"{sum(r.simulator for r in rows)} run in the simulator, "
                  f"{sum(r.cuda for r in rows)} are emitted as CUDA. "
                  f"Ops no backend runs can still be parsed, printed and transformed by passes.")
+    mark = {True: "✓", False: ""}
     dialect = None
     for row in rows:
         name = row.name.split(".")[0]
@@ -55,7 +56,6 @@ def support_markdown() -> str:
             count = sum(1 for r in supported if r.name.split(".")[0] == name)
             lines += ["", f"## {name} ({count} with a backend)", "",
                       "| op | defined by | simulator | CUDA |", "| --- | --- | --- | --- |"]
-        mark = {True: "✓", False: ""}
         lines.append(f"| `{row.name}` | {row.defined_by} | {mark[row.simulator]} | {mark[row.cuda]} |")
     return "\n".join(lines) + "\n"
 

@@ -28,7 +28,6 @@ class _Parts:
     upstream: Dialect | None = None
     ops: list = field(default_factory=list)
     attributes: list = field(default_factory=list)
-    owners: dict = field(default_factory=dict)  # op name -> "xdsl" | "layoutkit"
 
 
 _PARTS: dict[str, _Parts] = {}
