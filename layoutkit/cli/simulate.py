@@ -135,9 +135,11 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
 
     if (kernel is None) == (function is None):
         raise LayoutError("give one of --kernel NAME (with --grid, --block) or --function NAME")
-    if function is not None and (grid is not None or block is not None or bank_conflicts or no_race_check):
+    if function is not None and (grid is not None or block is not None or bank_conflicts):
         raise LayoutError("--function: a host function launches its kernels with their own sizes; "
-                          "--grid, --block, --bank-conflicts and --no-race-check go with --kernel")
+                          "--grid, --block and --bank-conflicts go with --kernel")
+    if function is not None and no_race_check:
+        raise LayoutError("--no-race-check: goes with --kernel (a host function's launches are checked)")
     if kernel is not None and (grid is None or block is None):
         raise LayoutError(f"--kernel {kernel}: needs --grid and --block")
     if max_steps is not None and max_steps < 1:
