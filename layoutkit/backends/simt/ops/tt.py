@@ -6,10 +6,14 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 
+from layoutkit.backends.simt import dot_inputs
+from layoutkit.backends.simt.dot_fragments import check_dot_encodings, dot_plan
 from layoutkit.backends.simt.dtypes import element_dtype
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles, terminates
+from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects import tt
+from layoutkit.layouts.triton.blocked import BlockedEncoding
 
 terminates(tt.ReturnOp, tt.ReduceReturnOp, tt.ScanReturnOp)
 
@@ -246,6 +250,42 @@ def scan(m, op, mask) -> None:
         if reverse:
             value = value[..., ::-1]
         m.env[result] = m.distribute(op, np.moveaxis(value, -1, axis), result.type)
+
+
+# ----------------------------------------------------------------------- dots
+
+
+@handles(tt.DotOp)
+def dot(m, op, mask) -> None:
+    """D = A @ B + C from the distributed operands, each warp multiplying the fragments its
+    own lanes hold (:mod:`layoutkit.backends.simt.dot_fragments`): one gather of A and B
+    over all blocks into (blocks, warps, Mw, K) and (blocks, warps, K, Nw), one matmul with
+    the inputs as the hardware takes them (:mod:`layoutkit.backends.simt.dot_inputs`), one
+    scatter into the result's registers, plus C. Encodings the GPU lowering would reject
+    are an error naming the op and its line."""
+    geometry = m.geometry
+    plan = m.static.get(op)
+    if plan is None:
+        try:
+            check_dot_encodings(op.a.type, op.b.type, op.d.type, geometry.warp_size)
+        except LayoutError as err:
+            m.fail(op, str(err))
+        distributions = [m.distribution(op, v.type) for v in (op.a, op.b, op.d)]
+        try:
+            plan = dot_plan(*distributions, geometry.warp_size)
+        except LayoutError as err:
+            m.fail(op, str(err))
+        m.static[op] = plan
+    precision = dot_inputs.IEEE if isinstance(op.d.type.encoding.layout, BlockedEncoding) \
+        else dot_inputs.input_precision(op.inputPrecision)
+    a = m.blocks_view(m.value(op.a), m.distribution(op, op.a.type).registers)
+    b = m.blocks_view(m.value(op.b), m.distribution(op, op.b.type).registers)
+    product = dot_inputs.dot(a[:, plan.a_slot, plan.a_reg], b[:, plan.b_slot, plan.b_reg], None, precision)
+    registers = plan.d_index.shape[1]
+    out = product.reshape(product.shape[0], -1)[:, plan.d_index].reshape(-1, registers)
+    c = m.value(op.c)
+    out = out + c.astype(out.dtype)
+    m.env[op.d] = out.astype(element_dtype(op.d.type.element_type))
 
 
 # ----------------------------------------------------------------------- elementwise
