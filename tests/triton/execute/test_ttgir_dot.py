@@ -5,6 +5,8 @@ whose operand encodings the GPU lowering would reject are reported with op and l
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -282,3 +284,55 @@ def test_operand_held_by_another_warp_is_an_error():
     good_a = parse_layout(f"#ttg.dot_op<{{opIdx = 0, parent = {result}, kWidth = 2}}>")
     plan = dot_plan(_distribution(good_a, (64, 32), 128), *dists[1:], 32)
     assert plan.a_slot.shape == (4, 64, 32)  # each warp: all 64 rows of A, all of K
+
+
+# ----------------------------------------------------------------------- goldens (sm_80, gfx942)
+
+GOLDENS = Path(__file__).parents[1] / "frontend" / "goldens"
+
+
+def golden(kernel: str, target: str):
+    return parse_module((GOLDENS / kernel / f"full.{target}.ttgir").read_text())
+
+
+@pytest.mark.parametrize("kernel, m, n, k, target", [
+    ("matmul_64x64x32", 80, 112, 48, "cuda-80"),
+    ("matmul_64x64x32", 64, 64, 32, "cuda-80"),
+    ("matmul_128x128x64", 144, 208, 80, "cuda-80"),
+    ("matmul_64x64x32", 80, 112, 48, "hip-gfx942"),
+])
+def test_golden_matmul_equals_numpy(kernel, m, n, k, target, rng):
+    """Triton's pipelined mma v2 / MFMA matmuls (kWidth 4 operands read from shared memory),
+    tails in M, N and K: the output equals the f64 product rounded to f16."""
+    bm = int(kernel.split("_")[1].split("x")[0])
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), 5, np.float16)
+    grid = -(-m // bm) * -(-n // bm)
+    layoutkit.simulate(golden(kernel, target), "matmul", grid=grid, args=[a, b, c, m, n, k, k, n, n])
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+    np.testing.assert_allclose(c.astype(np.float32), expected.astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+def test_golden_dot_tf32_epilogue_sm80(rng):
+    """f32 operands in dot_op kWidth 1 with inputPrecision = tf32: bias + relu of the product
+    of the truncated inputs."""
+    a, b = rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 64)).astype(np.float32)
+    bias = rng.standard_normal(64).astype(np.float32)
+    c = np.zeros((32, 64), np.float32)
+    layoutkit.simulate(golden("dot_tf32_epilogue", "cuda-80"), "dot_tf32_epilogue", grid=1, args=[a, b, bias, c])
+    expected = np.maximum(tf32_truncated(a).astype(np.float64) @ tf32_truncated(b).astype(np.float64) + bias, 0)
+    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
+    assert np.abs(c - np.maximum(a.astype(np.float64) @ b + bias, 0)).max() > 1e-3
+
+
+def test_golden_attention_sm80(rng):
+    seq, head, scale = 100, 64, 0.125  # 2 query blocks, 2 key blocks: the second masked
+    q, k, v = (rng.standard_normal((seq, head)).astype(np.float16) for _ in range(3))
+    out = np.zeros((seq, head), np.float16)
+    layoutkit.simulate(golden("attention_fwd", "cuda-80"), "attention_fwd", grid=2,
+                       args=[q, k, v, out, seq, head, scale])
+    s = q.astype(np.float64) @ k.astype(np.float64).T * scale
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    expected = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float32), expected, rtol=1e-2, atol=3e-3)
