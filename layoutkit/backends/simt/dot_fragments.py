@@ -87,14 +87,13 @@ def check_dot_encodings(a_type, b_type, d_type, warp_size: int) -> None:
 
 @dataclass(frozen=True)
 class DotPlan:
-    """Per-warp gathers of a dot: ``a_slot``/``a_reg`` (warps, Mw, K) and ``b_slot``/``b_reg``
-    (warps, K, Nw) pick each operand element from a thread of that warp; ``d_index``
-    (slots, Rd) is each result register's position in the stacked products (warps*Mw*Nw)."""
+    """Per-warp gathers of a dot: ``a_index`` (warps, Mw, K) and ``b_index`` (warps, K, Nw)
+    pick each operand element from a thread of that warp (as slot x registers + register
+    in a block's flattened (slots, registers) value); ``d_index`` (slots, Rd) is each
+    result register's position in the stacked products (warps*Mw*Nw)."""
 
-    a_slot: np.ndarray
-    a_reg: np.ndarray
-    b_slot: np.ndarray
-    b_reg: np.ndarray
+    a_index: np.ndarray
+    b_index: np.ndarray
     d_index: np.ndarray
 
 
@@ -106,9 +105,10 @@ def _unique_per_warp(ids: np.ndarray) -> np.ndarray:
 
 
 def _holders(dist, warp_size: int, wanted: np.ndarray, operand: str):
-    """(slot, register) of an element at row-major index ``wanted`` (warps, ...) held by a
-    lane of the warp of axis 0; a LayoutError naming the first element no lane holds."""
-    slots, registers = dist.linear.shape
+    """Flat (slot x registers + register) position of an element at row-major index
+    ``wanted`` (warps, ...) held by a lane of the warp of axis 0; a LayoutError naming the
+    first element no lane holds."""
+    slots = dist.linear.shape[0]
     warp = np.arange(slots)[:, None] // warp_size
     keys = (warp * dist.size + dist.linear).ravel()
     order = np.argsort(keys, kind="stable")
@@ -122,8 +122,7 @@ def _holders(dist, warp_size: int, wanted: np.ndarray, operand: str):
         coord = np.unravel_index(int(wanted[tuple(where)]), dist.shape)
         raise LayoutError(f"operand {operand}: element {tuple(int(c) for c in coord)} needed by warp "
                           f"{int(where[0])} is held by none of its lanes")
-    flat = order[found]
-    return flat // registers, flat % registers
+    return order[found]
 
 
 def dot_plan(a, b, d, warp_size: int) -> DotPlan:
@@ -142,12 +141,12 @@ def dot_plan(a, b, d, warp_size: int) -> DotPlan:
     a_wanted = rows[:, :, None] * k + kk[None, None, :]  # A[(batch, m), k] row-major
     col_batch, col_n = cols // n, cols % n
     b_wanted = (col_batch[:, None, :] * k + kk[None, :, None]) * n + col_n[:, None, :]
-    a_slot, a_reg = _holders(a, warp_size, a_wanted, "a")
-    b_slot, b_reg = _holders(b, warp_size, b_wanted, "b")
+    a_index = _holders(a, warp_size, a_wanted, "a")
+    b_index = _holders(b, warp_size, b_wanted, "b")
     mw, nw = rows.shape[1], cols.shape[1]
     w = np.arange(warps)[:, None]
     pr = np.stack([np.searchsorted(rows[i], row_ids[i]) for i in range(warps)])
     pc = np.stack([np.searchsorted(cols[i], col_ids[i]) for i in range(warps)])
     d_index = (w * mw * nw + pr * nw + pc).reshape(slots, d.registers)
-    return DotPlan(a_slot, a_reg, b_slot, b_reg, d_index)
+    return DotPlan(a_index, b_index, d_index)
 

@@ -283,7 +283,7 @@ def test_operand_held_by_another_warp_is_an_error():
         dot_plan(*dists, 32)
     good_a = parse_layout(f"#ttg.dot_op<{{opIdx = 0, parent = {result}, kWidth = 2}}>")
     plan = dot_plan(_distribution(good_a, (64, 32), 128), *dists[1:], 32)
-    assert plan.a_slot.shape == (4, 64, 32)  # each warp: all 64 rows of A, all of K
+    assert plan.a_index.shape == (4, 64, 32)  # each warp: all 64 rows of A, all of K
 
 
 # ----------------------------------------------------------------------- goldens (sm_80, gfx942)

@@ -278,14 +278,18 @@ def dot(m, op, mask) -> None:
         m.static[op] = plan
     precision = dot_inputs.IEEE if isinstance(op.d.type.encoding.layout, BlockedEncoding) \
         else dot_inputs.input_precision(op.inputPrecision)
-    a = m.blocks_view(m.value(op.a), m.distribution(op, op.a.type).registers)
-    b = m.blocks_view(m.value(op.b), m.distribution(op, op.b.type).registers)
-    product = dot_inputs.dot(a[:, plan.a_slot, plan.a_reg], b[:, plan.b_slot, plan.b_reg], None, precision)
+    blocks = m.chunk.blocks
+    a, b = (m.blocks_view(m.value(v), m.distribution(op, v.type).registers).reshape(blocks, -1)
+            for v in (op.a, op.b))
+    product = dot_inputs.dot(np.take(a, plan.a_index, axis=1), np.take(b, plan.b_index, axis=1), None, precision)
     registers = plan.d_index.shape[1]
-    out = product.reshape(product.shape[0], -1)[:, plan.d_index].reshape(-1, registers)
+    out = np.take(product.reshape(blocks, -1), plan.d_index, axis=1).reshape(-1, registers)
     c = m.value(op.c)
-    out = out + c.astype(out.dtype)
-    m.env[op.d] = out.astype(element_dtype(op.d.type.element_type))
+    if c.dtype == out.dtype:
+        out += c
+    else:
+        out = out + c.astype(out.dtype)
+    m.env[op.d] = out.astype(element_dtype(op.d.type.element_type), copy=False)
 
 
 # ----------------------------------------------------------------------- elementwise
