@@ -336,3 +336,28 @@ def test_golden_attention_sm80(rng):
     p = np.exp(s - s.max(axis=1, keepdims=True))
     expected = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
     np.testing.assert_allclose(out.astype(np.float32), expected, rtol=1e-2, atol=3e-3)
+
+
+@pytest.mark.parametrize("parent, k_width, shape, lanes, slots", [
+    ("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2, 1], instrShape = [1, 16, 8]}>",
+     4, (4, 32, 16, 32), 32, 128),
+    ("#ttg.blocked<{sizePerThread = [1, 2, 2], threadsPerWarp = [1, 4, 8], warpsPerCTA = [2, 1, 2], order = [2, 1, 0]}>",
+     None, (4, 16, 8, 32), 32, 128),
+    ("#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 1, 2], instrShape = [32, 32, 8], isTransposed = false}>",
+     4, (2, 32, 16, 64), 64, 256),
+])
+def test_batched_dot_plan_equals_numpy(parent, k_width, shape, lanes, slots):
+    """3-D (batched) dots: operands spread by their dot_op tables, multiplied warp by warp by
+    the plan, equal numpy's batched matmul read through the result's table."""
+    batch, m, k, n = shape
+    kw = "" if k_width is None else f", kWidth = {k_width}"
+    layouts = [parse_layout(f"#ttg.dot_op<{{opIdx = {i}, parent = {parent}{kw}}}>") for i in (0, 1)]
+    layouts.append(parse_layout(parent))
+    da, db, dd = (_distribution(layout, s, slots) for layout, s in
+                  zip(layouts, ((batch, m, k), (batch, k, n), (batch, m, n))))
+    plan = dot_plan(da, db, dd, lanes)
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(-5, 5, (batch, m, k)), rng.integers(-5, 5, (batch, k, n))
+    held_a, held_b = a.reshape(-1)[da.linear].reshape(-1), b.reshape(-1)[db.linear].reshape(-1)
+    product = np.matmul(held_a[plan.a_index], held_b[plan.b_index])
+    np.testing.assert_array_equal(product.reshape(-1)[plan.d_index], np.matmul(a, b).reshape(-1)[dd.linear])
