@@ -6,14 +6,10 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 
-from layoutkit.backends.simt import dot_inputs
-from layoutkit.backends.simt.dot_fragments import check_dot_encodings, dot_plan
 from layoutkit.backends.simt.dtypes import element_dtype
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles, terminates
-from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects import tt
-from layoutkit.layouts.triton.blocked import BlockedEncoding
 
 terminates(tt.ReturnOp, tt.ReduceReturnOp, tt.ScanReturnOp)
 
@@ -263,6 +259,11 @@ def dot(m, op, mask) -> None:
     the inputs as the hardware takes them (:mod:`layoutkit.backends.simt.dot_inputs`), one
     scatter into the result's registers, plus C. Encodings the GPU lowering would reject
     are an error naming the op and its line."""
+    from layoutkit.backends.simt import dot_inputs
+    from layoutkit.backends.simt.dot_fragments import check_dot_encodings, dot_plan
+    from layoutkit.errors import LayoutError
+    from layoutkit.layouts.triton.blocked import BlockedEncoding
+
     geometry = m.geometry
     plan = m.static.get(op)
     if plan is None:
