@@ -14,7 +14,7 @@ from layoutkit import LayoutError
 from layoutkit.ir import parse_module
 
 GOLDENS = Path(__file__).parents[1] / "frontend" / "goldens"
-TARGETS = ("cuda-80", "cuda-90")
+TARGETS = ("cuda-80", "cuda-90", "hip-gfx942")
 
 
 def module(kernel: str, target: str):

@@ -171,7 +171,7 @@ def load(m, op, mask) -> None:
     active = _active(m, op, mask, op.mask)
     pointers = np.broadcast_to(pointers, np.broadcast_shapes(pointers.shape, active.shape))
     buffer, index = m.element_index(op, pointers, active, op.ptr.type)
-    out = buffer.data[index]
+    out = m.pointee_data(buffer, op.ptr.type)[index]
     if op.other is not None or not active.all():
         other = m.value(op.other) if op.other is not None else np.zeros((1,) * out.ndim, out.dtype)
         out = np.where(active, out, other)
@@ -187,7 +187,7 @@ def store(m, op, mask) -> None:
     active = np.broadcast_to(active, pointers.shape)
     buffer, index = m.element_index(op, pointers, active, op.ptr.type)
     values = np.broadcast_to(full(m.value(op.value), mask.shape[0]), pointers.shape)
-    buffer.data[index[active]] = values[active]
+    m.pointee_data(buffer, op.ptr.type)[index[active]] = values[active]
 
 
 # ----------------------------------------------------------------------- reductions
