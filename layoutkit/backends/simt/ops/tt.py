@@ -3,10 +3,11 @@ buffer + byte offset (see :mod:`layoutkit.backends.simt.ttgir`). One numpy op pe
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 
-from layoutkit.backends.simt.dtypes import element_dtype
+from layoutkit.backends.simt.dtypes import element_dtype, fp8_dtype
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles, terminates
 from layoutkit.ir.dialects import triton_format as fmt
@@ -317,9 +318,15 @@ def fp_to_fp(m, op, mask) -> None:
     """A float conversion: widening is exact; narrowing rounds to nearest even (``rtne``,
     and the default) or toward zero (``rtz``: the nearest-even result stepped one ulp
     toward zero where it is farther from zero than the operand; an overflow to inf becomes
-    the largest finite value). fp8 types are ml_dtypes' (``f8E4M3FN``, ``f8E5M2``, ...)."""
+    the largest finite value). fp8 types are ml_dtypes' (``f8E4M3FN``, ``f8E5M2``, ...);
+    conversions to fp8 saturate (PTX ``cvt.rn.satfinite``, as Triton emits them): values
+    beyond the largest finite one, infinities included, become it, NaN stays NaN.
+    Example: f32 1e6 -> f8E4M3FN 448."""
     x = m.value(op.src)
     dtype = element_dtype(op.result.type)
+    if fp8_dtype(str(tt.element_type(op.result.type))) is not None:
+        top = float(ml_dtypes.finfo(dtype).max)
+        x = np.clip(x.astype(np.float64), -top, top)
     y = x.astype(dtype)
     rounding = None if op.rounding is None else _int(op.rounding)
     if rounding == 0 and dtype.itemsize < x.dtype.itemsize:  # rtz
@@ -510,7 +517,9 @@ def _atomic_access(m, op, mask, operands):
     order."""
     threads = mask.shape[0]
     pointers = full(m.value(op.ptr), threads)
-    active = np.broadcast_to(_atomic_elements(m, op, mask, getattr(op, "mask", None)), pointers.shape)
+    active = _atomic_elements(m, op, mask, getattr(op, "mask", None))
+    shape = np.broadcast_shapes(pointers.shape, active.shape)
+    pointers, active = np.broadcast_to(pointers, shape), np.broadcast_to(active, shape)
     buffer, index = m.element_index(op, pointers, active, op.ptr.type)
     data = m.pointee_data(buffer, op.ptr.type)
     values = [np.broadcast_to(full(m.value(v), threads), pointers.shape)[active].astype(data.dtype)
