@@ -319,3 +319,26 @@ def test_a_loop_past_the_step_limit_stops_naming_the_loop(target, rng):
     with pytest.raises(LayoutError, match=r"scf.while.*step limit 3000"):  # y never reaches inf
         layoutkit.simulate(module("branch_and_while", target), "branch_and_while", grid=1,
                            args=[x, np.zeros_like(x), 1, np.inf], max_steps=3000)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_transpose_tile(target, rng):
+    x = rng.standard_normal((64, 64)).astype(np.float16)
+    out = np.zeros_like(x)
+    layoutkit.simulate(module("transpose_tile", target), "transpose_tile", grid=1, args=[x, out])
+    np.testing.assert_array_equal(out, x.T)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_replicated_chain(target, rng):
+    x = rng.integers(1, 50, (64, 64)).astype(np.float32)  # exact row sums, never 0
+    out, row = np.zeros_like(x), np.zeros(64, np.float32)
+    layoutkit.simulate(module("replicated_chain", target), "replicated_chain", grid=1, args=[x, out, row])
+    scale = x.sum(axis=1)
+    for d in (3, 5, 7, 11):
+        if target.startswith("cuda"):  # NVIDIA's pipeline multiplies by tt.approx_divf(1, d)
+            scale = scale * (np.float32(1) / np.float32(d))
+        else:
+            scale = scale / np.float32(d)
+    np.testing.assert_array_equal(row, scale)
+    np.testing.assert_array_equal(out, x / scale[:, None])

@@ -286,7 +286,8 @@ def test_float_conversions_bitcast_clamp_and_mulhi():
     e4, e5 = np.zeros(32, ml_dtypes.float8_e4m3fn), np.zeros(32, ml_dtypes.float8_e5m2)
     bits, cl, hi = np.zeros(32, np.int32), np.zeros(32, np.float32), np.zeros(32, np.int32)
     layoutkit.simulate(parse_module(CONVERT), "f", grid=1, args=[x, rz, rn, e4, e5, bits, cl, hi])
-    np.testing.assert_array_equal(rn, x.astype(np.float16))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(rn, x.astype(np.float16))
     # toward zero: the f16 of largest magnitude not beyond x (65504 for 1e6; inf stays inf)
     grid = np.sort(np.r_[np.arange(0x7C00, dtype=np.uint16).view(np.float16).astype(np.float64), np.inf])
     finite = np.isfinite(x) | np.isinf(x)
