@@ -54,6 +54,7 @@ class Stats:
         self.thread_instructions = 0
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
         self.check_races = check_races
+        self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
 
 
 MAX_SHARED_BYTES = 227 * 1024  # shared memory per block of the largest GPUs (sm_90)

@@ -88,6 +88,14 @@ class TritonMachine(Machine):
         super().__init__(kernel, chunk, values, stats)
         self.buffers = buffers
 
+    def _plan(self, block) -> list:
+        """The machine's steps; with a cost recorder, each handler wrapped to count its op."""
+        steps = super()._plan(block)
+        recorder = self.stats.recorder
+        if recorder is None:
+            return steps
+        return [(handler if handler is None else recorder.wrap(handler, op, block), op) for handler, op in steps]
+
     # ----------------------------------------------------------------- distributions
     def distribution(self, op, type_: Attribute) -> Distribution:
         """The distribution of tensor type ``type_`` (an error naming ``op`` if it has none)."""
@@ -252,11 +260,17 @@ def bind_triton_arguments(func, args: Mapping | Sequence) -> tuple[list, list[Bu
     return values, buffers
 
 
-def run_triton(module, name: str, grid, args, stats: Stats) -> float:
-    """Run ``tt.func @name`` of ``module`` over ``grid``, chunk by chunk of blocks."""
+def run_triton(module, name: str, grid, args, stats: Stats, report: bool = False,
+               text: str | None = None) -> float:
+    """Run ``tt.func @name`` of ``module`` over ``grid``, chunk by chunk of blocks; with
+    ``report``, ``stats.recorder`` counts every op (``text`` names the layout aliases)."""
     func = find_triton_kernel(module, name)
     if func is None:
         raise LayoutError(f"kernel: no tt.func named '{name}'")
+    if report:
+        from layoutkit.backends.simt.cost_report import Recorder
+
+        stats.recorder = Recorder(func, module, text)
     geometry = module_geometry(module, grid)
     values, buffers = bind_triton_arguments(func, args)
     start = time.perf_counter()
