@@ -68,19 +68,32 @@ class OpRecord:
     access: Any = None  # (vector, first register of each instruction per slot), for global ops
 
 
+_STATIC_ATTRIBUTE = "_layoutkit_cost_rows"
+
+
+def _analyzed(func, num_warps: int, target, text: str | None):
+    """(analyze's walk of ``func``, its rows by op)."""
+    from layoutkit.triton.analyze import _Kernel, alias_names
+
+    kernel = _Kernel(func, alias_names(text or ""), num_warps, target)
+    kernel.walk(func.body.blocks.first)
+    return kernel, dict(zip(kernel.ops, kernel.rows))
+
+
 class Recorder:
     """Counts every op of a ``tt.func`` as it runs; handed to the machine through ``Stats``."""
 
     def __init__(self, func, module, text: str | None = None) -> None:
-        from layoutkit.triton.analyze import _Kernel, _module_attr, alias_names
+        from layoutkit.triton.analyze import _module_attr
 
         self.func = func
         self.num_warps = _module_attr(module, "ttg.num-warps") or 4
         self.target = _module_attr(module, "ttg.target")
-        kernel = _Kernel(func, alias_names(text or ""), self.num_warps, self.target)
-        kernel.walk(func.body.blocks.first)
-        self.kernel = kernel  # its axis info gives the pointers' model offsets
-        self.static = dict(zip(kernel.ops, kernel.rows))
+        # analyze's rows, kept on the kernel op for later runs (as the machine keeps its plans)
+        cached = func.__dict__.get(_STATIC_ATTRIBUTE)
+        if cached is None:
+            cached = func.__dict__[_STATIC_ATTRIBUTE] = _analyzed(func, self.num_warps, self.target, text)
+        self.kernel, self.static = cached  # the kernel's axis info gives the pointers' model offsets
         self.records: dict[Any, OpRecord] = {}
 
     def wrap(self, handler, op, block):
@@ -95,9 +108,11 @@ class Recorder:
             isinstance(_pointer_operand(op).type, TensorType)
 
         def counted(m, op, mask, handler=handler, record=record):
-            active = mask.reshape(m.chunk.blocks, -1)
             threads = int(np.count_nonzero(mask))
-            record.executions += int(np.count_nonzero(active.any(axis=1)))
+            if threads == mask.size:
+                record.executions += m.chunk.blocks
+            elif threads:
+                record.executions += int(np.count_nonzero(mask.reshape(m.chunk.blocks, -1).any(axis=1)))
             if record.per_thread is None:
                 record.per_thread = self.per_thread(m, op, record.static)
             for kind, count in record.per_thread.items():
@@ -139,33 +154,32 @@ class Recorder:
         ptr = _pointer_operand(op)
         if record.access is None:
             record.access = self.global_instructions(m, op, record.static)
-        vector, first = record.access  # first: (slots, instructions), -1 where none
+        vector, first, itemsize = record.access  # first: (slots, instructions), -1 where none
+        blocks, slots, lanes = m.chunk.blocks, m.geometry.slots_per_block, m.geometry.warp_size
+        column = np.maximum(first, 0)
+        rows = np.arange(slots)[:, None]
         pointers = m.value(ptr)
-        pointers = np.broadcast_to(pointers, (m.chunk.threads, pointers.shape[1])) if pointers.shape[0] == 1 \
-            else pointers
-        if pointers.shape[1] == 1 and first.max() > 0:
-            pointers = np.broadcast_to(pointers, (m.chunk.threads, int(first.max()) + 1))
-        _, offsets = m.decode(op, pointers)
+        if pointers.shape[0] == 1:  # the same pointers in every thread
+            picked = np.broadcast_to(pointers[0], (max(pointers.shape[1], int(column.max()) + 1),))[column][None]
+        else:
+            picked = pointers.reshape(blocks, slots, -1)[:, rows, column]
+        _, offsets = m.decode(op, picked)  # (blocks or 1, slots, instructions)
+        live = np.broadcast_to(first >= 0, (blocks, *first.shape))
         active = _element_mask(m, op, mask)
-        slots, lanes = m.geometry.slots_per_block, m.geometry.warp_size
-        blocks = m.chunk.blocks
-        regs = np.where(first >= 0, first, 0)
-        cols = np.broadcast_to(np.tile(regs, (blocks, 1)), (m.chunk.threads, regs.shape[1]))
-        addresses = np.take_along_axis(offsets, cols, axis=1)
-        live = np.take_along_axis(np.broadcast_to(active, offsets.shape), cols, axis=1) \
-            & np.tile(first >= 0, (blocks, 1))
-        addresses = np.where(live, addresses, -1)
+        if not active.all():
+            active = np.broadcast_to(active, (m.chunk.threads, max(active.shape[1], int(column.max()) + 1)))
+            live = live & active.reshape(blocks, slots, -1)[:, rows, column]
+        addresses = np.where(live, offsets, -1)
         # requests: (blocks, warps, instructions, lanes)
         requests = addresses.reshape(blocks, slots // lanes, lanes, -1).transpose(0, 1, 3, 2)
-        itemsize = _pointee_bytes(ptr)
         sectors, minimum = global_sectors(requests, vector * itemsize)
         record.sectors += int(sectors.sum())
         record.minimum_sectors += int(minimum.sum())
-        record.requests += int(np.count_nonzero((requests >= 0).any(axis=-1)))
+        record.requests += int(np.count_nonzero(live.reshape(blocks, slots // lanes, lanes, -1).any(axis=2)))
 
-    def global_instructions(self, m, op, row) -> tuple[int, np.ndarray]:
-        """(vector, first register of each vector instruction per slot) of a global access:
-        analyze's vector (axis info) over runs of consecutive registers."""
+    def global_instructions(self, m, op, row) -> tuple[int, np.ndarray, int]:
+        """(vector, first register of each vector instruction per slot, element bytes) of a
+        global access: analyze's vector (axis info) over runs of consecutive registers."""
         from layoutkit.analysis.axis_info import model_offsets
         from layoutkit.analysis.hardware import hardware_map
         from layoutkit.analysis.vectors import vectorize
@@ -180,7 +194,7 @@ class Recorder:
         except LayoutError:
             vector, access = 1, vectorize(offsets[hmap.elements], vector=1, contiguous_registers=True)
         first = np.where(access.offsets >= 0, access.registers[..., 0], -1)  # (1, warps, lanes, instructions)
-        return vector, first.reshape(m.geometry.slots_per_block, -1)
+        return vector, first.reshape(m.geometry.slots_per_block, -1), _pointee_bytes(ptr)
 
     # ------------------------------------------------------------------ the report
     def report(self, kernel: str, seconds: float, banks: dict | None) -> RunReport:

@@ -13,6 +13,7 @@ measured cost report.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from layoutkit.backends.simt import SimulationReport
@@ -28,14 +29,20 @@ def run_compiled(text: str, name: str, grid, bound: Mapping[str, Any],
     """Run ``tt.func @name`` of the TTGIR ``text`` with the launch's ``bound`` arguments by
     name (every parameter of the Python kernel, constexprs included: those the compiled
     kernel does not take are dropped), with the cost report. Arrays are written in place."""
-    from layoutkit.ir import parse_module
-
-    module = parse_module(text)
+    module = _parsed(text)
     func = find_triton_kernel(module, name)
     if func is None:
         raise LayoutError(f"kernel: the compiled module has no tt.func named '{name}'")
     args = kernel_arguments(func, bound)
-    return simulate_module(text, name, grid=grid, args=args, max_steps=max_steps, report=True)
+    return simulate_module(module, name, grid=grid, args=args, max_steps=max_steps, report=True)
+
+
+@lru_cache(maxsize=16)
+def _parsed(text: str):
+    """The module of a compiled kernel's TTGIR, parsed once (runs do not change it)."""
+    from layoutkit.ir import parse_module
+
+    return parse_module(text)
 
 
 def simulate(kernel: Any, grid, *args: Any, num_warps: int = 4, target: str = "cuda:80", num_stages: int = 3,
