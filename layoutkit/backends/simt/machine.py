@@ -56,6 +56,7 @@ class Stats:
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
         self.check_races = check_races
         self.counts: dict[Operation, dict[str, int]] = {}  # per op: thread-instructions by kind
+        self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
 
     def count(self, op: Operation, kind: str, thread_instructions: int) -> None:
         """Add ``thread_instructions`` of ``kind`` (e.g. ``gather shuffle``) to ``op``'s counts."""

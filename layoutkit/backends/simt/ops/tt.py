@@ -105,7 +105,8 @@ def split(m, op, mask) -> None:
     value = m.value(op.src)
     for k, result in enumerate((op.outLHS, op.outRHS)):
         m.env[result] = m.in_thread(op, value, op.src.type, result.type,
-                                    lambda c, k=k: np.concatenate([c, np.full(c.shape[:-1] + (1,), k)], axis=-1))
+                                    lambda c, k=k: np.concatenate([c, np.full(c.shape[:-1] + (1,), k)], axis=-1),
+                                    key=(op, k))
 
 
 class _Stacked:
