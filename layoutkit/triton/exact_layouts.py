@@ -353,7 +353,7 @@ class ExactLayouts:
     def fixed_uses(self, op: Operation) -> None:
         for index, value in enumerate(op.operands):
             if _tensor(value):
-                self.uses.append(Use(value, op, index, Want("fixed", self.wanted[(op, index)]), None))
+                self.uses.append(Use(value, op, index, Want("fixed", self.wanted.get((op, index), _layout_of(value))), None))
 
     def visit(self, op: Operation) -> None:
         name = op.name
@@ -427,7 +427,7 @@ class ExactLayouts:
                                        or _shape(value) == v.shape):
                     self.use(op, i, want, index)
                 elif _tensor(value):
-                    self.uses.append(Use(value, op, i, Want("fixed", self.wanted[(op, i)]), None))
+                    self.uses.append(Use(value, op, i, Want("fixed", self.wanted.get((op, i), _layout_of(value))), None))
             return
         for result in results:  # any other op: its layouts stay
             self.variable(result, pinned=True)
