@@ -46,6 +46,14 @@ def _root(value):
     return value
 
 
+def _clone_region(region: Region, mapping: dict) -> Region:
+    """A copy of ``region`` whose uses of values from outside it (a constant in a
+    linalg.generic body) follow ``mapping``."""
+    copy = Region()
+    region.clone_into(copy, value_mapper=dict(mapping))
+    return copy
+
+
 def _bufferize(function: func.FuncOp) -> func.FuncOp:
     name = function.sym_name.data
     block = function.body.blocks[0]
@@ -86,7 +94,7 @@ def _bufferize(function: func.FuncOp) -> func.FuncOp:
                                           "start its output from tensor.empty")
             new = type(op).create(operands=[mapping.get(v, v) for v in op.operands], result_types=[],
                                   properties=dict(op.properties), attributes=dict(op.attributes),
-                                  regions=[r.clone() for r in op.regions])
+                                  regions=[_clone_region(r, mapping) for r in op.regions])
             new_block.add_op(new)
             for result, out in zip(op.results, op.outputs):
                 mapping[result] = mapping[out]
