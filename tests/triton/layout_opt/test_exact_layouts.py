@@ -12,7 +12,13 @@ import pytest
 import layoutkit
 from layoutkit import LayoutError
 from layoutkit.cli import main
-from layoutkit.convert.assignment import AssignmentProblem, solve, solve_brute_force, solve_ilp, solve_tree
+from layoutkit.convert.assignment import (
+    AssignmentProblem,
+    solve,
+    solve_brute_force,
+    solve_ilp,
+    solve_tree,
+)
 from layoutkit.ir import make_context, parse_module
 from layoutkit.passes import pass_class
 from layoutkit.triton import analyze
