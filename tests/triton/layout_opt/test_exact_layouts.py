@@ -143,3 +143,10 @@ def test_unknown_cost_model_is_an_error(capsys):
     code = main(["opt", str(GOLDENS / "vector_add" / "kernel.ttir"),
                  "--triton-gpu-pipeline=target=cuda:80 cost-model=fast"])
     assert code == 2 and "cost-model: expected exact or triton, got 'fast'" in capsys.readouterr().err
+
+
+def test_opt_explain_flag_sets_the_pipeline_option(capsys):
+    code = main(["opt", str(GOLDENS / "replicated_chain" / "kernel.ttir"), "--explain",
+                 "--triton-gpu-pipeline=target=cuda:80 num-warps=4 cost-model=exact"])
+    assert code == 0
+    assert "// exact layouts @replicated_chain:" in capsys.readouterr().err
