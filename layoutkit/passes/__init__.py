@@ -37,6 +37,7 @@ PASSES: dict[str, str] = {
     "tile-to-workgroups": "layoutkit.passes.tile_to_workgroups:TileToWorkgroupsPass",
     "distribute-to-threads": "layoutkit.passes.distribute_to_threads:DistributeToThreadsPass",
     "gpu-outline-kernels": "layoutkit.passes.gpu_outline_kernels:GpuOutlineKernelsPass",
+    "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
 }
 
 

@@ -101,7 +101,9 @@ def test_cli_prints_each_stage_and_emits_cuda(tmp_path):
                           "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     stages = [line for line in run.stderr.splitlines() if line.startswith("// -----// IR Dump After")]
-    assert stages[:4] == [
+    # linalg-fuse-elementwise now runs first (issue 15, on tensors before bufferize)
+    assert stages[0] == "// -----// IR Dump After LinalgFuseElementwisePass (linalg-fuse-elementwise) //----- //"
+    assert stages[1:5] == [
         "// -----// IR Dump After BufferizePass (bufferize) //----- //",
         "// -----// IR Dump After TileToWorkgroupsPass (tile-to-workgroups) //----- //",
         "// -----// IR Dump After DistributeToThreadsPass (distribute-to-threads) //----- //",
