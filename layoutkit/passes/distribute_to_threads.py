@@ -221,11 +221,10 @@ class DistributeToThreadsPass(ModulePass):
             for forall in [f for f in function.walk() if isinstance(f, ForallOp)]:
                 if mapping_kind(forall.mapping) != "block":
                     continue
-                block = forall.body.block
-                for inner in list(block.ops):
-                    if is_structured(inner):
-                        block.insert_op_before(distribute_op(inner, self.workgroup_size), inner)
-                        block.erase_op(inner)
-                for view in reversed(list(block.ops)):
-                    if isinstance(view, memref.SubviewOp) and not view.result.uses:
-                        block.erase_op(view)
+                for inner in [o for o in forall.walk() if is_structured(o)]:
+                    block = inner.parent_block()
+                    block.insert_op_before(distribute_op(inner, self.workgroup_size), inner)
+                    block.erase_op(inner)
+                for view in reversed([o for o in forall.walk() if isinstance(o, memref.SubviewOp)]):
+                    if not view.result.uses:
+                        view.parent_block().erase_op(view)
