@@ -38,6 +38,7 @@ PASSES: dict[str, str] = {
     "distribute-to-threads": "layoutkit.passes.distribute_to_threads:DistributeToThreadsPass",
     "gpu-outline-kernels": "layoutkit.passes.gpu_outline_kernels:GpuOutlineKernelsPass",
     "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
+    "promote-to-workgroup-memory": "layoutkit.passes.promote_to_workgroup_memory:PromoteToWorkgroupMemoryPass",
 }
 
 

@@ -131,7 +131,8 @@ func.func @mm(%a: tensor<30x20xf32>, %b: tensor<20x12xf32>, %bias: tensor<12xf32
 }
 """
     out = compiled(text)
-    assert out.count("memref.alloc") == 1
+    allocs = [line for line in out.splitlines() if "memref.alloc" in line and "workgroup" not in line]
+    assert len(allocs) == 1  # the result: the epilogue needs no buffer of its own
     rng = np.random.default_rng(3)
     a, b, bias = rand(rng, 30, 20), rand(rng, 20, 12), rand(rng, 12)
     (r,) = run_function(out, "mm", [a, b, bias])
