@@ -53,6 +53,14 @@ def _root(value):
     return value
 
 
+def _clone_region(region: Region, mapping: dict) -> Region:
+    """A copy of ``region`` whose uses of values from outside it (a constant in a
+    linalg.generic body) follow ``mapping``."""
+    copy = Region()
+    region.clone_into(copy, value_mapper=dict(mapping))
+    return copy
+
+
 def _bufferize(function: func.FuncOp) -> func.FuncOp:
     name = function.sym_name.data
     block = function.body.blocks[0]

@@ -95,9 +95,10 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
             if d in offset:
                 offsets.append(offset[d])
                 tile_shape.append(extent[d])
-            elif any(isinstance(e, AffineDimExpr) is False and _uses(e, tiled) for e in [expr]):
-                raise LayoutError(f"tile-to-workgroups: {op.name}: operand dimension {expr} of a tiled loop "
-                                  "is not supported yet (only projected permutations are tiled)")
+            elif _uses(expr, tiled, amap.num_dims):
+                start, size = _window(block, expr, amap.num_dims, offset, tiles, sizes, shape[dim], op.name)
+                offsets.append(start)
+                tile_shape.append(size)
             else:
                 offsets.append(0)
                 tile_shape.append(shape[dim])
@@ -145,8 +146,52 @@ def _reduction_loop(block: Block, d: int, tile: int, size: int, offset: dict, ex
     return body
 
 
-def _uses(expr, dims) -> bool:
-    return any(f"d{d}" in str(expr) for d in dims)
+def _eval(expr, num_dims: int, point) -> int:
+    return AffineMap(num_dims, 0, (expr,)).eval(list(point), [])[0]
+
+
+def _uses(expr, dims, num_dims: int) -> bool:
+    """Whether operand dimension ``expr`` depends on one of the loops ``dims``."""
+    zero = [0] * num_dims
+    return any(_eval(expr, num_dims, [int(i == d) for i in range(num_dims)]) != _eval(expr, num_dims, zero)
+               for d in dims)
+
+
+def _window(block, expr, num_dims: int, offset: dict, tiles: dict, sizes: list, extent: int, name: str):
+    """Offset and size of the window a tile reads through operand dimension ``expr``, a
+    sum of loops times non-negative constants (a convolution's ``d1 * stride + d4``).
+
+    Example: ``d1 + d4`` with loop d1 tiled by 4 (of 8) and d4 < 3 untiled: the window of
+    the tile at ``%tile1`` starts at ``%tile1`` and holds ``(4 - 1) + (3 - 1) + 1 = 6``
+    rows (plus a constant term of ``expr``, e.g. a pad offset); inside the tile the index is ``d1 + d4`` on tile-local loops plus that start.
+    Partial tiles clamp the size with ``affine.min`` to what is left of the dimension.
+    """
+    zero = [0] * num_dims
+    base = _eval(expr, num_dims, zero)
+    coefficients = [_eval(expr, num_dims, [int(i == d) for i in range(num_dims)]) - base for d in range(num_dims)]
+    probe = [d + 2 for d in range(num_dims)]
+    if (any(c < 0 for c in coefficients)
+            or _eval(expr, num_dims, probe) != base + sum(c * p for c, p in zip(coefficients, probe))):
+        raise LayoutError(f"tile-to-workgroups: {name}: operand dimension {expr} of a tiled loop is not a "
+                          "sum of loops times non-negative constants; it cannot be tiled")
+    used = [d for d in sorted(offset) if coefficients[d]]
+    starts = AffineMap(len(used), 0, (sum((AffineDimExpr(i) * coefficients[d] for i, d in enumerate(used)),
+                                          AffineMap.constant_map(0).results[0]),))
+    if len(used) == 1 and coefficients[used[0]] == 1:
+        start = offset[used[0]]  # the tile's own offset
+    else:
+        start = affine.ApplyOp([offset[d] for d in used], AffineMapAttr(starts))
+        block.add_op(start)
+        start = start.results[0]
+    size = base + 1 + sum(c * ((tiles[d] if d in offset else sizes[d]) - 1) for d, c in enumerate(coefficients))
+    size = min(size, extent)
+    if all(sizes[d] % tiles[d] == 0 for d in used):
+        return start, size
+    left = AffineMap.constant_map(extent).results[0] - starts.results[0]
+    least = affine.MinOp([offset[d] for d in used],
+                         AffineMapAttr(AffineMap(len(used), 0, (AffineMap.constant_map(size).results[0], left))))
+    block.add_op(least)
+    return start, least.results[0]
 
 
 @dataclass(frozen=True)
