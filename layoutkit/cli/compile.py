@@ -21,16 +21,17 @@ def pipeline_with_options(pipeline: str, tile_sizes: str | None, workgroup_size:
     from layoutkit.pipelines import pipeline_text
 
     text = pipeline_text(pipeline)
-    for flag, value, pass_name, option in (("--tile-sizes", tile_sizes, "tile-to-workgroups", "tile-sizes"),
-                                           ("--workgroup-size", workgroup_size, "distribute-to-threads",
-                                            "workgroup-size")):
+    for flag, value, pass_names, option in (
+            ("--tile-sizes", tile_sizes, ("tile-to-workgroups",), "tile-sizes"),
+            ("--workgroup-size", workgroup_size, ("distribute-to-threads", "promote-to-workgroup-memory"),
+             "workgroup-size")):
         if value is None:
             continue
         if not _SIZES.fullmatch(value.replace(" ", "")):
             raise LayoutError(f"{flag}: expected comma-separated integers such as 8,8, got {quote(value)}")
-        if pass_name not in text.split(","):
-            raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_name} pass")
-        text = ",".join(f"{p}{{{option}={value.replace(' ', '')}}}" if p == pass_name else p
+        if pass_names[0] not in text.split(","):
+            raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_names[0]} pass")
+        text = ",".join(f"{p}{{{option}={value.replace(' ', '')}}}" if p in pass_names else p
                         for p in text.split(","))
     return text
 
