@@ -85,7 +85,7 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
                               f"got block {block!r}")
         stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps)
         seconds = run_triton(module, kernel, grid, args, stats)
-        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds)
+        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats))
     if block is None:
         raise LayoutError(f"block: kernel @{kernel} needs a block size")
     func = find_kernel(module, kernel)
@@ -93,10 +93,14 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     values = bind_arguments(func, args)
     stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps)
     seconds = run_kernel(func, geometry, values, stats)
-    wavefronts = None
-    if stats.banks is not None:
-        wavefronts = {_op_label(op): (w, ideal) for op, (w, ideal) in stats.banks.items()}
-    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, wavefronts)
+    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats))
+
+
+def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:
+    """Wavefronts and their ideal per op label (None when not counted)."""
+    if stats.banks is None:
+        return None
+    return {_op_label(op): (w, ideal) for op, (w, ideal) in stats.banks.items()}
 
 
 def _op_label(op) -> str:
