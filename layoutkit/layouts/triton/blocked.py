@@ -194,7 +194,9 @@ class SliceEncoding(DeclaredFields, DistributedEncoding):
         }
         bases["register"] = tuple(b for b in bases.get("register", ()) if any(b))
         dims = tuple(x - (x > d) for x in parent.dims if x != d)
-        return Draft(len(shape), bases, dims, tuple(shape))
+        # the parent's values lie below its sizes, at most the parent shape: so below ``shape``
+        proven = parent.proven and all(a <= b for a, b in zip(parent.sizes, parent_shape))
+        return Draft(len(shape), bases, dims, tuple(shape), proven)
 
 
 ENCODINGS = (BlockedEncoding, SliceEncoding)
