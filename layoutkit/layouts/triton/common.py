@@ -550,6 +550,9 @@ class DistributedEncoding(LayoutBase):
 
     # -- protocol ----------------------------------------------------------------------
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
+        if shape.__class__ is tuple and len(shape) == self.rank and all(
+                d.__class__ is int and 0 < d <= MAX_TENSOR_DIM and not d & (d - 1) for d in shape):
+            return shape  # the common case in one pass: a tuple of power-of-two ints in range
         if shape is None:
             raise LayoutError(f"shape: #ttg.{self.ATTR_NAME} needs a tensor shape, e.g. shape=(16, 16)")
         dims = check_tensor_shape(shape, self.rank, self.ATTR_NAME)
