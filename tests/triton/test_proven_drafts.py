@@ -106,3 +106,22 @@ def test_combining_keeps_the_claim(draft, shape):
     combined = combine_cta_cga(draft, [], shape)
     if combined.proven:
         assert invariant_holds(combined)
+
+
+@given(data=st.data(), rank=st.integers(1, 3))
+@settings(max_examples=300, deadline=None)
+def test_one_cta_blocked_draft_equals_the_draft_algebra(data, rank):
+    """``BlockedEncoding._one_cta_draft`` against Triton's construction written with the
+    draft algebra (``cta_tile`` fitted by ``combine_cta_cga``), on random encodings and shapes."""
+    from layoutkit.layouts.triton.blocked import BlockedEncoding
+
+    pow2 = st.sampled_from([1, 2, 4, 8, 16])
+    encoding = BlockedEncoding(
+        tuple(data.draw(pow2) for _ in range(rank)), tuple(data.draw(pow2) for _ in range(rank)),
+        tuple(data.draw(pow2) for _ in range(rank)), tuple(data.draw(st.permutations(list(range(rank))))))
+    shape = tuple(data.draw(st.sampled_from([1, 2, 4, 16, 64, 512])) for _ in range(rank))
+    fast = encoding._one_cta_draft(shape)
+    general = combine_cta_cga(encoding.cta_tile(), (), shape, drop_registers=True)
+    assert fast.bases == general.bases
+    assert fast.sizes == general.sizes and fast.dims == general.dims
+    assert fast.proven and invariant_holds(fast)
