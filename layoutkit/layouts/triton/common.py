@@ -355,6 +355,31 @@ class Draft:
         # a size <= 0 appends nothing but would make a size that bounds nothing
         return Draft(rank, bases, dims, sizes, self.proven and min(sizes) > 0)
 
+    def times_steps(self, steps: Iterable[tuple[str, int, int, bool]]) -> Draft:
+        """Several ``times_identity`` (``broadcast`` false) / ``times_zeros`` (true) in turn,
+        given as ``(in_dim, dim, size, broadcast)``, making one draft instead of one per
+        step: ``[("lane", 1, 4, False), ("lane", 0, 8, False)]`` on an empty rank-2 draft
+        appends the lane bases ``(0, 1), (0, 2), (1, 0), (2, 0), (4, 0)``."""
+        rank = self.rank
+        sizes = list(self.sizes)
+        dims = list(self.dims)
+        bases = self.bases.copy()
+        zero = (0,) * rank
+        for in_dim, dim, size, broadcast in steps:
+            if dim not in dims:
+                dims.append(dim)
+            if broadcast:
+                new: Any = (zero,) * log2(max(size, 1))
+            elif size > 1:
+                step = sizes[dim]
+                before, after = zero[:dim], zero[dim + 1:]
+                new = tuple([(*before, step << k, *after) for k in range((size - 1).bit_length())])
+                sizes[dim] = step * size
+            else:
+                new = ()
+            bases[in_dim] = bases[in_dim] + new if in_dim in bases else new
+        return Draft(rank, bases, dims, sizes, self.proven and min(sizes) > 0)
+
     def __mul__(self, other: Draft) -> Draft:
         """Triton's ``operator*``: in-dims and out-dims united; ``other``'s bases come after
         ``self``'s and are scaled by ``self``'s out-dim sizes."""
@@ -380,12 +405,9 @@ class Draft:
     def not_smaller_than(self, shape: Sequence[int], in_dim: str = "register") -> Draft:
         """``ensureLayoutNotSmallerThan``: repeat over ``in_dim`` (in out-dim order) until
         every out-dim is at least ``shape``."""
-        draft = self
-        for dim in self.dims:
-            actual, desired = self.sizes[dim], shape[dim]
-            if desired > actual:
-                draft = draft.times_identity(desired // actual, in_dim, dim)
-        return draft
+        steps = [(in_dim, dim, shape[dim] // self.sizes[dim], False)
+                 for dim in self.dims if shape[dim] > self.sizes[dim]]
+        return self.times_steps(steps) if steps else self
 
     def not_larger_than(self, shape: Sequence[int], broadcast_registers: bool = True) -> Draft:
         """``ensureLayoutNotLargerThan``: zero the largest bases of each out-dim until it is
