@@ -416,7 +416,7 @@ class Draft:
         over = [d for d in self.dims if self.sizes[d] > shape[d]]
         if not over:
             return Draft(self.rank, self.bases, self.dims, _inferred_sizes(self.rank, self.bases), self.proven)
-        bases = {k: [list(b) for b in v] for k, v in self.bases.items()}
+        bases = dict(self.bases)  # only the in-dims with a zeroed basis are rebuilt
         dropped: set[int] = set()
         for dim in over:
             actual, desired = self.sizes[dim], shape[dim]
@@ -426,20 +426,23 @@ class Draft:
                 for i, b in enumerate(in_bases)
                 if b[dim] != 0
             ]
-            # largest first; Python's sort is stable where Triton's llvm::sort is not
-            candidates.sort(key=lambda c: -c[0])
+            # largest first, stable (reverse keeps ties in order); Triton's llvm::sort is not
+            candidates.sort(key=_first, reverse=True)
+            zeroed: dict[str, set[int]] = {}
             for _, in_dim, i in candidates:
                 if actual <= desired:
                     break
                 if not broadcast_registers and in_dim == "register":
                     dropped.add(i)
                 else:
-                    bases[in_dim][i][dim] = 0
+                    zeroed.setdefault(in_dim, set()).add(i)
                 actual >>= 1
+            for in_dim, rows in zeroed.items():
+                bases[in_dim] = tuple(b[:dim] + (0,) + b[dim + 1:] if i in rows else b
+                                      for i, b in enumerate(bases[in_dim]))
         if dropped:
-            bases["register"] = [b for i, b in enumerate(bases["register"]) if i not in dropped]
-        frozen = {k: tuple(tuple(b) for b in v) for k, v in bases.items()}
-        return Draft(self.rank, frozen, self.dims, _inferred_sizes(self.rank, frozen), self.proven)
+            bases["register"] = tuple(b for i, b in enumerate(bases["register"]) if i not in dropped)
+        return Draft(self.rank, bases, self.dims, _inferred_sizes(self.rank, bases), self.proven)
 
     # -- result -----------------------------------------------------------------------
     def build(self, in_dims: Sequence[str] = DISTRIBUTED_IN_DIMS, sizes: Sequence[int] | None = None):
@@ -469,6 +472,10 @@ class Draft:
                                    and all(max(c) < s for c, s in zip(zip(*every), out_sizes))))):
             return LinearLayout._trusted(tuple((name, tuple(rows)) for name, rows in bases.items()), out)
         return LinearLayout(bases, {name: int(s) for name, s in out})
+
+
+def _first(item: tuple) -> Any:
+    return item[0]
 
 
 def _unit(rank: int, dim: int, value: int) -> tuple[int, ...]:
@@ -507,6 +514,7 @@ def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Seque
     return (cta * cga).with_dims(range(rank))
 
 
+@lru_cache(maxsize=64)
 def matrix_order(rank: int, row_major: bool = True) -> tuple[int, ...]:
     """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the two minor dims swapped when
     not row-major (``[0, 1]`` for a column-major matrix)."""

@@ -218,6 +218,8 @@ class DotOperandEncoding(DeclaredFields, DistributedEncoding):
     def cga(self) -> CGALayout:
         """The parent's CGA layout, never split along K (Triton's ``getCGALayout``)."""
         parent = self.parent.cga
+        if not parent.bases:  # one CTA: nothing to split
+            return parent
         k = self.k_dim
         return CGALayout(tuple(b[:k] + (0,) + b[k + 1:] for b in parent.bases), parent.rank)
 
