@@ -58,12 +58,12 @@ class Stats:
         self.check_races = check_races
         self.counts: dict[Operation, dict[str, int]] = {}  # per op: thread-instructions by kind
         self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
+        self.sectors: dict[Operation, list[int]] | None = {} if count_sectors else None
 
     def count(self, op: Operation, kind: str, thread_instructions: int) -> None:
         """Add ``thread_instructions`` of ``kind`` (e.g. ``gather shuffle``) to ``op``'s counts."""
         per_op = self.counts.setdefault(op, {})
         per_op[kind] = per_op.get(kind, 0) + int(thread_instructions)
-        self.sectors: dict[Operation, list[int]] | None = {} if count_sectors else None
 
 
 MAX_SHARED_BYTES = 227 * 1024  # shared memory per block of the largest GPUs (sm_90)
