@@ -300,6 +300,7 @@ def golden(kernel: str, target: str):
     ("matmul_64x64x32", 64, 64, 32, "cuda-80"),
     ("matmul_128x128x64", 144, 208, 80, "cuda-80"),
     ("matmul_64x64x32", 80, 112, 48, "hip-gfx942"),
+    ("matmul_128x128x64", 144, 208, 80, "hip-gfx942"),
 ])
 def test_golden_matmul_equals_numpy(kernel, m, n, k, target, rng):
     """Triton's pipelined mma v2 / MFMA matmuls (kWidth 4 operands read from shared memory),
@@ -314,23 +315,25 @@ def test_golden_matmul_equals_numpy(kernel, m, n, k, target, rng):
     np.testing.assert_allclose(c.astype(np.float32), expected.astype(np.float32), rtol=2e-3, atol=2e-3)
 
 
-def test_golden_dot_tf32_epilogue_sm80(rng):
-    """f32 operands in dot_op kWidth 1 with inputPrecision = tf32: bias + relu of the product
-    of the truncated inputs."""
+@pytest.mark.parametrize("target", ["cuda-80", "hip-gfx942"])
+def test_golden_dot_tf32_epilogue(target, rng):
+    """f32 operands (sm_80: mma v2 kWidth 1; gfx942: MFMA xf32 32x32x4, kWidth 2) with
+    inputPrecision = tf32: bias + relu of the product of the truncated inputs."""
     a, b = rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 64)).astype(np.float32)
     bias = rng.standard_normal(64).astype(np.float32)
     c = np.zeros((32, 64), np.float32)
-    layoutkit.simulate(golden("dot_tf32_epilogue", "cuda-80"), "dot_tf32_epilogue", grid=1, args=[a, b, bias, c])
+    layoutkit.simulate(golden("dot_tf32_epilogue", target), "dot_tf32_epilogue", grid=1, args=[a, b, bias, c])
     expected = np.maximum(tf32_truncated(a).astype(np.float64) @ tf32_truncated(b).astype(np.float64) + bias, 0)
     np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
     assert np.abs(c - np.maximum(a.astype(np.float64) @ b + bias, 0)).max() > 1e-3
 
 
-def test_golden_attention_sm80(rng):
+@pytest.mark.parametrize("target", ["cuda-80", "hip-gfx942"])
+def test_golden_attention(target, rng):
     seq, head, scale = 100, 64, 0.125  # 2 query blocks, 2 key blocks: the second masked
     q, k, v = (rng.standard_normal((seq, head)).astype(np.float16) for _ in range(3))
     out = np.zeros((seq, head), np.float16)
-    layoutkit.simulate(golden("attention_fwd", "cuda-80"), "attention_fwd", grid=2,
+    layoutkit.simulate(golden("attention_fwd", target), "attention_fwd", grid=2,
                        args=[q, k, v, out, seq, head, scale])
     s = q.astype(np.float64) @ k.astype(np.float64).T * scale
     p = np.exp(s - s.max(axis=1, keepdims=True))
