@@ -207,6 +207,18 @@ def test_mfma_xf32_truncates_like_tf32(rng):
     np.testing.assert_allclose(d, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("m, n, k, k_width, parent, warps, lanes", [
+    (16, 8, 16, 4, MMA_V2.format(warps="[1, 1]"), 1, 32),   # one instruction tile, K padded by kWidth 4
+    (16, 16, 16, 4, MMA_V2.format(warps="[2, 2]"), 4, 32),  # fewer rows than warps x 16: warps duplicate
+    (32, 32, 8, 4, MFMA.format(warps="[1, 1]", instr="[32, 32, 8]", t="true"), 1, 64),
+    (16, 16, 64, 8, MFMA.format(warps="[2, 2]", instr="[16, 16, 16]", t="false"), 4, 64),
+])
+def test_small_and_replicated_tiles_equal_numpy(m, n, k, k_width, parent, warps, lanes, rng):
+    a, b, c = inputs(rng, 2, m, n, k)
+    d = run(dot_kernel(m, n, k, parent, k_width=k_width, warps=warps, lanes=lanes), a, b, c)
+    np.testing.assert_allclose(d, a.astype(np.float64) @ b.astype(np.float64) + c, rtol=1e-5, atol=1e-5)
+
+
 # ----------------------------------------------------------------------- FMA (blocked parent)
 
 FMA_PARENT = "#ttg.blocked<{sizePerThread = [4, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>"
