@@ -176,6 +176,18 @@ def test_mma_v2_f32_precise_modes_reach_f32_accuracy(precision, rng):
     assert np.abs(d - full).max() < np.abs(truncated - full).max() / 4
 
 
+@pytest.mark.parametrize("element, k_width", [("f8E4M3FN", 4), ("f8E5M2", 8)])
+def test_mma_v2_fp8_products_are_exact_in_f32(element, k_width, rng):
+    import ml_dtypes
+
+    dtype = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}[element]
+    m, n, k = 32, 32, 64
+    a, b, c = inputs(rng, 2, m, n, k, ab="f32")
+    a, b = a.astype(dtype), b.astype(dtype)
+    d = run(dot_kernel(m, n, k, MMA_V2.format(warps="[2, 2]"), ab=element, k_width=k_width), a, b, c)
+    np.testing.assert_allclose(d, a.astype(np.float64) @ b.astype(np.float64) + c, rtol=1e-5, atol=1e-5)
+
+
 def test_mma_v2_i8_is_exact(rng):
     m, n, k = 32, 32, 64
     a, b, c = inputs(rng, 2, m, n, k, ab="i8", acc="i32")
