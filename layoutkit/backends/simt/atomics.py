@@ -21,6 +21,7 @@ import numpy as np
 
 from layoutkit.backends.simt.dtypes import unsigned
 from layoutkit.backends.simt.numerics import maximumf, minimumf
+from layoutkit.ir.dialects import triton_format as fmt
 
 COMBINE: dict[str, Callable] = {
     "addf": np.add, "addi": np.add, "mulf": np.multiply, "muli": np.multiply,
@@ -32,6 +33,13 @@ COMBINE: dict[str, Callable] = {
 #: Triton's atomic_rmw kinds (tt and amdg) by the names above
 TRITON_RMW = {"add": "addi", "fadd": "addf", "max": "maxs", "min": "mins", "umax": "maxu",
               "umin": "minu", "and": "andi", "or": "ori", "xor": "xori", "exch": "assign"}
+
+
+def triton_rmw_kind(attr) -> str:
+    """The kind above of a Triton ``atomic_rmw_op`` property (its enum integer)."""
+    value = int(getattr(getattr(attr, "value", attr), "data", attr))
+    name = next(name for name, code in fmt.ATOMIC_RMW.items() if code == value)
+    return TRITON_RMW[name]
 ROUNDED = {"addf": np.add, "mulf": np.multiply}  # not associative in floating point
 
 

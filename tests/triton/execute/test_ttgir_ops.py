@@ -377,3 +377,35 @@ def test_unknown_extern_function_is_reported():
     text = EXTERN.replace("SYMBOL_A", "__nv_mystery").replace("SYMBOL_B", "__nv_fmodf")
     with pytest.raises(LayoutError, match="extern function '__nv_mystery' is not known"):
         layoutkit.simulate(parse_module(text), "e", grid=1, args=[np.zeros(32, np.float32)] * 3)
+
+
+MULHI64 = """
+#a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @h(%x: !tt.ptr<i64>, %y: !tt.ptr<i64>, %out: !tt.ptr<i64>) {
+    %r = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #a>
+    %xp = tt.splat %x : !tt.ptr<i64> -> tensor<32x!tt.ptr<i64>, #a>
+    %xpp = tt.addptr %xp, %r : tensor<32x!tt.ptr<i64>, #a>, tensor<32xi32, #a>
+    %v = tt.load %xpp : tensor<32x!tt.ptr<i64>, #a>
+    %yp = tt.splat %y : !tt.ptr<i64> -> tensor<32x!tt.ptr<i64>, #a>
+    %ypp = tt.addptr %yp, %r : tensor<32x!tt.ptr<i64>, #a>, tensor<32xi32, #a>
+    %w = tt.load %ypp : tensor<32x!tt.ptr<i64>, #a>
+    %h = tt.mulhiui %v, %w : tensor<32xi64, #a>
+    %op = tt.splat %out : !tt.ptr<i64> -> tensor<32x!tt.ptr<i64>, #a>
+    %opp = tt.addptr %op, %r : tensor<32x!tt.ptr<i64>, #a>, tensor<32xi32, #a>
+    tt.store %opp, %h : tensor<32x!tt.ptr<i64>, #a>
+    tt.return
+  }
+}
+"""
+
+
+def test_mulhiui_64_bits_against_python_integers():
+    rng = np.random.default_rng(4)
+    x = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 32, dtype=np.int64)
+    y = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 32, dtype=np.int64)
+    x[0], y[0] = -1, -1  # (2**64 - 1)**2 >> 64 = 2**64 - 2
+    out = np.zeros(32, np.int64)
+    layoutkit.simulate(parse_module(MULHI64), "h", grid=1, args=[x, y, out])
+    expected = [((int(a) % 2**64) * (int(b) % 2**64)) >> 64 for a, b in zip(x, y)]
+    np.testing.assert_array_equal(out.view(np.uint64), np.array(expected, np.uint64))

@@ -23,11 +23,9 @@ from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles
 from layoutkit.backends.simt.ttgir import pointee_dtype
 from layoutkit.ir.dialects import amdg
-from layoutkit.ir.dialects import triton_format as fmt
 from layoutkit.ir.dialects.tt import with_element
 
 NUM_RECORDS = 2**31 - 2  # bytes of the buffer resource Triton builds (INT_MAX - 1)
-_RMW_NAMES = {value: name for name, value in fmt.ATOMIC_RMW.items()}
 
 
 def _addresses(m, op, mask, value_type):
@@ -76,7 +74,7 @@ def buffer_atomic_rmw(m, op, mask) -> None:
     """``tt.atomic_rmw`` through a buffer resource: the performing elements (one holder per
     element, mask, in range) update memory in (block, thread, register) order and return
     the old value; out-of-range and masked elements do nothing and return 0."""
-    kind = atomics.TRITON_RMW[_RMW_NAMES[int(op.atomic_rmw_op.value.data)]]
+    kind = atomics.triton_rmw_kind(op.atomic_rmw_op)
     pointers, pointer_type, in_range, selected = _addresses(m, op, mask, op.result.type)
     active = selected & in_range & m.performers(op, mask, op.result.type)
     m.env[op.result] = m.atomic(op, pointers, active, pointer_type, op.result.type,

@@ -11,7 +11,6 @@ from layoutkit.backends.simt import atomics
 from layoutkit.backends.simt.dtypes import element_dtype, fp8_dtype
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles, terminates
-from layoutkit.ir.dialects import triton_format as fmt
 from layoutkit.ir.dialects import tt
 
 terminates(tt.ReturnOp, tt.ReduceReturnOp, tt.ScanReturnOp)
@@ -443,7 +442,6 @@ def histogram(m, op, mask) -> None:
 
 # ----------------------------------------------------------------------- atomics
 
-_RMW_NAMES = {value: name for name, value in fmt.ATOMIC_RMW.items()}
 
 
 def _targets(m, op, mask):
@@ -463,7 +461,7 @@ def atomic_rmw(m, op, mask) -> None:
     thread performs each element and a scalar atomic runs once per program. Memory
     semantics and scope change nothing on the lockstep machine.
     Example: fadd of [1, 2, 4] at one address holding 10 -> returns [10, 11, 13], leaves 17."""
-    kind = atomics.TRITON_RMW[_RMW_NAMES[_int(op.atomic_rmw_op)]]
+    kind = atomics.triton_rmw_kind(op.atomic_rmw_op)
     pointers, active = _targets(m, op, mask)
     m.env[op.result] = m.atomic(op, pointers, active, op.ptr.type, op.ptr.type,
                               lambda data, at, picked: atomics.atomic_update(kind, data, at,
