@@ -45,17 +45,20 @@ DEFAULT_MAX_STEPS = 10**8  # executed IR ops of one run before it is stopped (a 
 
 class Stats:
     """Counts of executed ops and thread-instructions (ops times active threads), and
-    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}.
+    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}, and
+    global-memory 32-byte sectors per op: {op: [sectors, minimum sectors]}.
     A run stops with an error naming the loop once more than ``max_steps`` ops executed."""
 
     def __init__(self, count_banks: bool = False, check_races: bool = True,
-                 max_steps: int = DEFAULT_MAX_STEPS) -> None:
+                 max_steps: int = DEFAULT_MAX_STEPS, count_sectors: bool = False) -> None:
         self.max_steps = max_steps
         self.ops = 0
         self.thread_instructions = 0
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
         self.check_races = check_races
         self.counts: dict[Operation, dict[str, int]] = {}  # per op: thread-instructions by kind
+        self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
+        self.sectors: dict[Operation, list[int]] | None = {} if count_sectors else None
 
     def count(self, op: Operation, kind: str, thread_instructions: int) -> None:
         """Add ``thread_instructions`` of ``kind`` (e.g. ``gather shuffle``) to ``op``'s counts."""

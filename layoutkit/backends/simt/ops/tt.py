@@ -105,7 +105,8 @@ def split(m, op, mask) -> None:
     value = m.value(op.src)
     for k, result in enumerate((op.outLHS, op.outRHS)):
         m.env[result] = m.in_thread(op, value, op.src.type, result.type,
-                                    lambda c, k=k: np.concatenate([c, np.full(c.shape[:-1] + (1,), k)], axis=-1))
+                                    lambda c, k=k: np.concatenate([c, np.full(c.shape[:-1] + (1,), k)], axis=-1),
+                                    key=(op, k))
 
 
 class _Stacked:
@@ -248,6 +249,51 @@ def scan(m, op, mask) -> None:
         if reverse:
             value = value[..., ::-1]
         m.env[result] = m.distribute(op, np.moveaxis(value, -1, axis), result.type)
+
+
+# ----------------------------------------------------------------------- dots
+
+
+@handles(tt.DotOp)
+def dot(m, op, mask) -> None:
+    """D = A @ B + C from the distributed operands, each warp multiplying the fragments its
+    own lanes hold (:mod:`layoutkit.backends.simt.dot_fragments`): one gather of A and B
+    over all blocks into (blocks, warps, Mw, K) and (blocks, warps, K, Nw), one matmul with
+    the inputs as the hardware takes them (:mod:`layoutkit.backends.simt.dot_inputs`), one
+    scatter into the result's registers, plus C. Encodings the GPU lowering would reject
+    are an error naming the op and its line."""
+    from layoutkit.backends.simt import dot_inputs
+    from layoutkit.backends.simt.dot_fragments import check_dot_encodings, dot_plan
+    from layoutkit.errors import LayoutError
+    from layoutkit.layouts.triton.blocked import BlockedEncoding
+
+    geometry = m.geometry
+    plan = m.static.get(op)
+    if plan is None:
+        try:
+            check_dot_encodings(op.a.type, op.b.type, op.d.type, geometry.warp_size)
+        except LayoutError as err:
+            m.fail(op, str(err))
+        distributions = [m.distribution(op, v.type) for v in (op.a, op.b, op.d)]
+        try:
+            plan = dot_plan(*distributions, geometry.warp_size)
+        except LayoutError as err:
+            m.fail(op, str(err))
+        m.static[op] = plan
+    precision = dot_inputs.IEEE if isinstance(op.d.type.encoding.layout, BlockedEncoding) \
+        else dot_inputs.input_precision(op.inputPrecision)
+    blocks = m.chunk.blocks
+    a, b = (m.blocks_view(m.value(v), m.distribution(op, v.type).registers).reshape(blocks, -1)
+            for v in (op.a, op.b))
+    product = dot_inputs.dot(np.take(a, plan.a_index, axis=1), np.take(b, plan.b_index, axis=1), None, precision)
+    registers = plan.d_index.shape[1]
+    out = np.take(product.reshape(blocks, -1), plan.d_index, axis=1).reshape(-1, registers)
+    c = m.value(op.c)
+    if c.dtype == out.dtype:
+        out += c
+    else:
+        out = out + c.astype(out.dtype)
+    m.env[op.d] = out.astype(element_dtype(op.d.type.element_type), copy=False)
 
 
 # ----------------------------------------------------------------------- elementwise
