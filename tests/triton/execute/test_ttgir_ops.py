@@ -155,7 +155,7 @@ def test_gather_across_warps_goes_through_shared_memory():
     run_triton(parse_module(GATHER_SHARED), "g", 1, [src, idx, out], stats)
     np.testing.assert_array_equal(out, src[idx])
     (counts,) = [c for op, c in stats.counts.items() if op.name == "tt.gather"]
-    assert counts == {"gather shared store": 128, "gather barrier": 128, "gather shared load": 128}
+    assert counts == {"st.shared": 128, "bar.sync": 128, "ld.shared": 128}
 
 
 def test_gather_index_out_of_range_is_reported():

@@ -429,18 +429,31 @@ def _warp_local_gather(src, idx, axis: int, warp_size: int) -> bool:
                 and (src.coords[:warp_size, 0][:, other] == idx.coords[:warp_size, 0][:, other]).all())
 
 
+def gather_instructions(m, op) -> dict[str, int]:
+    """Instructions per thread of one ``tt.gather`` as Triton lowers it: warp-local (the
+    column along ``axis`` held by one warp: its ``isWarpLocal``) by one ``shfl`` (index
+    shuffle) and one ``select`` per index register and source register of its column in the
+    thread, else through shared memory (``st.shared`` of every source register, a
+    ``bar.sync``, an ``ld.shared`` per index register). Example: gather_rows on sm_80,
+    32x32 in threadsPerWarp [1, 32]: 8 index registers, 1 per column -> 8 shfl + 8 select."""
+    axis = _int(op.axis)
+    src = m.distribution(op, op.src.type)
+    idx = m.distribution(op, op.indices.type)
+    if not _warp_local_gather(src, idx, axis, m.geometry.warp_size):
+        return {"st.shared": src.registers, "bar.sync": 1, "ld.shared": idx.registers}
+    coords = src.coords[0]  # thread 0's registers: every thread's columns look alike
+    _, column = np.unique(np.delete(coords, axis, axis=-1), axis=0, return_inverse=True)
+    column = column.reshape(-1)
+    per_column = max(len(np.unique(coords[column == k, axis])) for k in np.unique(column))
+    return {"shfl": idx.registers * per_column, "select": idx.registers * per_column}
+
+
 @handles(tt.GatherOp)
 def gather(m, op, mask) -> None:
-    """out[c] = src[c with c[axis] = indices[c]] (indices out of range are reported).
-    The GPU moves the data as Triton's lowering decides from the layouts, whatever
-    ``efficient_layout`` says: warp-local (the column along ``axis`` held by one warp) by
-    index shuffles — per index register one ``shfl.idx`` and one select for each source
-    register of its column in the thread — else through shared memory (every thread stores
-    its source registers, a barrier, one load per index register). Counted per thread as
-    ``gather shuffle``/``gather select`` or ``gather shared store``/``load``/``barrier``."""
+    """out[c] = src[c with c[axis] = indices[c]] (indices out of range are reported). The
+    data moves as Triton's lowering decides from the layouts, whatever ``efficient_layout``
+    says (:func:`gather_instructions`, counted per op in ``stats.counts``)."""
     axis = _int(op.axis)
-    src_dist = m.distribution(op, op.src.type)
-    idx_dist = m.distribution(op, op.indices.type)
     src = m.dense(op, m.value(op.src), op.src.type)
     index = m.dense(op, m.value(op.indices), op.indices.type).astype(np.int64)
     extent = src.shape[axis + 1]
@@ -452,17 +465,24 @@ def gather(m, op, mask) -> None:
     out = np.take_along_axis(src, index, axis=axis + 1)
     m.env[op.result] = m.distribute(op, out, op.result.type)
     threads = int(mask.sum())
-    if _warp_local_gather(src_dist, idx_dist, axis, m.geometry.warp_size):
-        coords = src_dist.coords[0]  # thread 0's registers: the column size is the same in all
-        other = np.delete(coords, axis, axis=-1)
-        _, column = np.unique(other, axis=0, return_inverse=True)
-        per_column = max(len(np.unique(coords[column.reshape(-1) == k, axis])) for k in np.unique(column))
-        m.stats.count(op, "gather shuffle", threads * idx_dist.registers * per_column)
-        m.stats.count(op, "gather select", threads * idx_dist.registers * per_column)
-    else:
-        m.stats.count(op, "gather shared store", threads * src_dist.registers)
-        m.stats.count(op, "gather barrier", threads)
-        m.stats.count(op, "gather shared load", threads * idx_dist.registers)
+    for kind, count in gather_instructions(m, op).items():
+        m.stats.count(op, kind, threads * count)
+
+
+def histogram_instructions(m, op) -> dict[str, int]:
+    """Instructions per thread of one ``tt.histogram`` as Triton lowers it (bins B padded to
+    P = max(B, warp)): per source register a ``vote.ballot`` per bit of the bin number (and
+    one for the mask) and a ``popc`` per bin the lane owns (P / warp); then zeroing P shared
+    counters, a ``bar.sync``, an ``atom.shared`` add per owned bin, a ``bar.sync``, and an
+    ``ld.shared`` per result register."""
+    bins = tuple(op.result.type.get_shape())[0]
+    warp = m.geometry.warp_size
+    padded = max(bins, warp)
+    registers = m.distribution(op, op.src.type).registers
+    owned = padded // warp
+    return {"vote.ballot": registers * (padded.bit_length() - 1 + (op.mask is not None)),
+            "popc": registers * owned, "st.shared": -(-padded // m.geometry.slots_per_block),
+            "bar.sync": 2, "atom.shared": owned, "ld.shared": m.distribution(op, op.result.type).registers}
 
 
 @handles(tt.HistogramOp)
@@ -484,6 +504,9 @@ def histogram(m, op, mask) -> None:
     flat = block[keep] * bins + (values[keep] & (padded - 1))
     counts = np.bincount(flat, minlength=m.chunk.blocks * bins).reshape(m.chunk.blocks, bins)
     m.env[op.result] = m.distribute(op, counts.astype(element_dtype(op.result.type)), op.result.type)
+    threads = int(mask.sum())
+    for kind, count in histogram_instructions(m, op).items():
+        m.stats.count(op, kind, threads * count)
 
 
 # ----------------------------------------------------------------------- atomics
