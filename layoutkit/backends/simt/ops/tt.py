@@ -436,16 +436,23 @@ def gather_instructions(m, op) -> dict[str, int]:
     thread, else through shared memory (``st.shared`` of every source register, a
     ``bar.sync``, an ``ld.shared`` per index register). Example: gather_rows on sm_80,
     32x32 in threadsPerWarp [1, 32]: 8 index registers, 1 per column -> 8 shfl + 8 select."""
+    cached = m.cache.get((op, "instructions"))
+    if cached is not None:
+        return cached
     axis = _int(op.axis)
     src = m.distribution(op, op.src.type)
     idx = m.distribution(op, op.indices.type)
     if not _warp_local_gather(src, idx, axis, m.geometry.warp_size):
-        return {"st.shared": src.registers, "bar.sync": 1, "ld.shared": idx.registers}
+        counts = {"st.shared": src.registers, "bar.sync": 1, "ld.shared": idx.registers}
+        m.cache[(op, "instructions")] = counts
+        return counts
     coords = src.coords[0]  # thread 0's registers: every thread's columns look alike
     _, column = np.unique(np.delete(coords, axis, axis=-1), axis=0, return_inverse=True)
     column = column.reshape(-1)
     per_column = max(len(np.unique(coords[column == k, axis])) for k in np.unique(column))
-    return {"shfl": idx.registers * per_column, "select": idx.registers * per_column}
+    counts = m.cache[(op, "instructions")] = {"shfl": idx.registers * per_column,
+                                              "select": idx.registers * per_column}
+    return counts
 
 
 @handles(tt.GatherOp)
