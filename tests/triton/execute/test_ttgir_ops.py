@@ -409,3 +409,35 @@ def test_mulhiui_64_bits_against_python_integers():
     layoutkit.simulate(parse_module(MULHI64), "h", grid=1, args=[x, y, out])
     expected = [((int(a) % 2**64) * (int(b) % 2**64)) >> 64 for a, b in zip(x, y)]
     np.testing.assert_array_equal(out.view(np.uint64), np.array(expected, np.uint64))
+
+
+HISTOGRAM_MASKED = """
+#a = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#h = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @h(%x: !tt.ptr<i32>, %out: !tt.ptr<i32>, %n: i32) {
+    %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #a>
+    %xp = tt.splat %x : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>, #a>
+    %xpp = tt.addptr %xp, %r : tensor<128x!tt.ptr<i32>, #a>, tensor<128xi32, #a>
+    %v = tt.load %xpp : tensor<128x!tt.ptr<i32>, #a>
+    %ns = tt.splat %n : i32 -> tensor<128xi32, #a>
+    %m = arith.cmpi slt, %r, %ns : tensor<128xi32, #a>
+    %c = tt.histogram %v, %m : tensor<128xi32, #a> -> tensor<16xi32, #h>
+    %b = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #h>
+    %op = tt.splat %out : !tt.ptr<i32> -> tensor<16x!tt.ptr<i32>, #h>
+    %opp = tt.addptr %op, %b : tensor<16x!tt.ptr<i32>, #h>, tensor<16xi32, #h>
+    tt.store %opp, %c : tensor<16x!tt.ptr<i32>, #h>
+    tt.return
+  }
+}
+"""
+
+
+def test_histogram_with_a_mask_and_fewer_bins_than_lanes():
+    """16 bins padded to the warp's 32: values 16..31 land in padded bins and are dropped,
+    32.. wrap (value & 31); masked-off elements (index >= 100) are not counted."""
+    x = np.random.default_rng(6).integers(0, 80, 128).astype(np.int32)
+    out = np.zeros(16, np.int32)
+    layoutkit.simulate(parse_module(HISTOGRAM_MASKED), "h", grid=1, args=[x, out, 100])
+    bins = x[:100] & 31
+    np.testing.assert_array_equal(out, np.bincount(bins[bins < 16], minlength=16))
