@@ -11,7 +11,8 @@ of the user's own layout --
 user                      wants for its operand, given its result layout ``L``
 ========================  ==================================================================
 element-wise, load,       ``L`` (a store: its access layout)
-store, broadcast, yield
+store, broadcast, scan,
+yield
 ``tt.expand_dims``        ``#ttg.slice<{dim = axis, parent = L}>``
 ``tt.reduce``             ``L.parent`` (``L`` is a slice on the reduced axis)
 ``tt.dot``                ``#ttg.dot_op<{opIdx = 0/1, parent = L}>`` for a/b, ``L`` for c
@@ -63,8 +64,13 @@ from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding, SliceE
 from layoutkit.layouts.triton.default import default_blocked_encoding
 from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
 
+#: the origin of a value's own layout in the input
+INPUT = "the input's layout"
 #: candidates kept per variable
 MAX_CANDIDATES = 12
+#: candidates per variable that are the same map under different names (an equal name on
+#: both sides of a use saves a no-op convert)
+SAME_MAP = 3
 #: what any convert op costs beyond its planner cost (one op more; keeps equal layouts equal)
 CONVERT_OP = 0.01
 #: an element-wise instruction per register, against a conversion's instructions and
@@ -168,8 +174,8 @@ class Variable:
         if len(self.candidates) >= MAX_CANDIDATES or not _fits(layout, self.shape):
             return False
         key = _function(layout, self.shape)
-        if any(_function(c, self.shape) == key for c in self.candidates):
-            return False  # the same map under another name: one of them is enough
+        if sum(_function(c, self.shape) == key for c in self.candidates) >= SAME_MAP:
+            return False  # the same map under other names: enough of them
         self.candidates.append(layout)
         self.origins.append(origin)
         return True
@@ -199,18 +205,22 @@ def _function(layout: Any, shape: tuple[int, ...]) -> bytes:
     key = (layout, shape)
     found = _FUNCTIONS.get(key)
     if found is None:
-        found = _FUNCTIONS[key] = type(layout).__name__.encode() + layout.table(shape).tobytes()
+        try:
+            table = layout.table(shape).tobytes()
+        except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
+            table = repr(layout).encode()  # no table: the name is the map
+        found = _FUNCTIONS[key] = type(layout).__name__.encode() + table
     return found
 
 
-_COSTS: dict[tuple[Any, Any, tuple[int, ...], str], float] = {}
+_COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str], float] = {}
 
 
 def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str) -> float:
     """A conversion's cost in the measure: instructions per thread + shared wavefronts."""
     if src == dst:
         return 0.0
-    key = (src, dst, shape, dtype)
+    key = (_function(src, shape), _function(dst, shape), shape, dtype)  # equal maps, one price
     found = _COSTS.get(key)
     if found is None:
         try:
@@ -280,7 +290,7 @@ class ExactLayouts:
         self.variables.append(v)
         index = len(self.variables) - 1
         self.join(value, index)
-        v.add(_layout_of(value), "the input's layout")
+        v.add(_layout_of(value), INPUT)
         return index
 
     def join(self, value: SSAValue, index: int) -> None:
@@ -386,7 +396,7 @@ class ExactLayouts:
             v = Variable(_shape(ptr), str(op.operands[1].type.element_type), label=_where(op))
             self.variables.append(v)
             index = len(self.variables) - 1
-            v.add(self.wanted[(op, 0)], "the input's layout")
+            v.add(self.wanted[(op, 0)], INPUT)
             for layout, origin in self.coalesced(op, ptr):
                 v.add(layout, origin)
             v.unary.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
@@ -394,7 +404,7 @@ class ExactLayouts:
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
             return
-        simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast")
+        simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast", "tt.scan")
         if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot")) \
                 and all(_shape(r) == _shape(results[0]) for r in results):
             index = self.variable(results[0])
@@ -506,16 +516,18 @@ class ExactLayouts:
 
     # -- candidates -------------------------------------------------------------------------
     def propagate(self) -> None:
-        """Candidates flow along the requirements both ways until none is added."""
+        """Anchor candidates flow along the requirements both ways until none is added; an op
+        whose layouts stay (``fixed``) offers its operand's layout to the producer."""
+        for use in self.uses:
+            if use.user is None and use.value in self.var_of:
+                self.variables[self.var_of[use.value]].add(use.want.param, f"what {_where(use.op)} keeps")
         for _ in range(4 * MAX_CANDIDATES):
             changed = False
             for use in self.uses:
-                if use.user is None:
+                if use.user is None or use.value not in self.var_of:
                     continue
-                source = self.variables[self.var_of[use.value]] if use.value in self.var_of else None
+                source = self.variables[self.var_of[use.value]]
                 user = self.variables[use.user]
-                if source is None:
-                    continue
                 for layout, origin in list(zip(user.candidates, user.origins)):
                     changed |= source.add(use.want.of(layout), origin)
                 for layout, origin in list(zip(source.candidates, source.origins)):
