@@ -39,6 +39,8 @@ PASSES: dict[str, str] = {
     "gpu-outline-kernels": "layoutkit.passes.gpu_outline_kernels:GpuOutlineKernelsPass",
     "tritongpu-exact-layouts": "layoutkit.triton.gpu_pipeline:TritonGPUExactLayoutsPass",
     "triton-gpu-pipeline": "layoutkit.triton.gpu_pipeline:TritonGPUPipelinePass",
+    "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
+    "promote-to-workgroup-memory": "layoutkit.passes.promote_to_workgroup_memory:PromoteToWorkgroupMemoryPass",
 }
 
 
