@@ -15,6 +15,7 @@ store, broadcast, scan,
 yield
 ``tt.expand_dims``        ``#ttg.slice<{dim = axis, parent = L}>``
 ``tt.reduce``             ``L.parent`` (``L`` is a slice on the reduced axis)
+``tt.trans``              ``L`` permuted back (blocked ``L`` only)
 ``tt.dot``                ``#ttg.dot_op<{opIdx = 0/1, parent = L}>`` for a/b, ``L`` for c
 any other op              what it wanted in the input (its layouts stay)
 ========================  ==================================================================
@@ -125,6 +126,8 @@ class Want:
                                                                    | SliceEncoding) else None
         if self.kind == "parent":
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
+        if self.kind == "trans":
+            return permute_blocked(layout, _inverse(self.param))
         index, k_width = self.param  # dot
         if isinstance(layout, NvidiaMmaEncoding):
             return DotOperandEncoding(index, layout, k_width)
@@ -138,9 +141,33 @@ class Want:
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
         if self.kind == "parent":
             return SliceEncoding(self.param, layout)
+        if self.kind == "trans":
+            return permute_blocked(layout, self.param)
         if self.kind == "dot":
             return layout.parent if isinstance(layout, DotOperandEncoding) and layout.op_idx == self.param[0] else None
         return None
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(range(len(perm)), key=lambda d: perm[d]))
+
+
+def permute_blocked(layout: Any, perm: tuple[int, ...]) -> Any | None:
+    """``tt.trans``'s result layout for an operand in blocked ``layout`` (Triton's rule, as in
+    convert-triton-to-tritongpu): result dim ``i`` is operand dim ``perm[i]``; None for a
+    layout that is not blocked. ``blocked<[1, 8], [4, 8], [4, 1], order [1, 0]>`` with
+    ``perm (1, 0)`` is ``blocked<[8, 1], [8, 4], [1, 4], order [0, 1]>``."""
+    if not isinstance(layout, BlockedEncoding) or len(perm) != layout.rank:
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    new_position = {old: new for new, old in enumerate(perm)}
+    bases = () if layout.cga is None else layout.cga.bases
+    return BlockedEncoding(tuple(layout.size_per_thread[d] for d in perm),
+                           tuple(layout.threads_per_warp[d] for d in perm),
+                           tuple(layout.warps_per_cta[d] for d in perm),
+                           tuple(new_position[d] for d in layout.order),
+                           CGALayout(tuple(tuple(b[d] for d in perm) for b in bases), layout.rank))
 
 
 @dataclass
@@ -405,7 +432,7 @@ class ExactLayouts:
                 self.use(op, i, Want("same"), index)
             return
         simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast", "tt.scan")
-        if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot")) \
+        if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot", "tt.trans")) \
                 and all(_shape(r) == _shape(results[0]) for r in results):
             index = self.variable(results[0])
             for r in results[1:]:
@@ -418,6 +445,8 @@ class ExactLayouts:
                 mask = op.operands[1] if len(op.operands) > 1 and _tensor(op.operands[1]) else None
                 v.unary.append(self.global_cost(op, ptr, mask, v.shape, v.dtype))
                 want = Want("same")
+            elif name == "tt.trans":
+                want = Want("trans", tuple(int(d) for d in op.order.get_values()))
             elif name == "tt.expand_dims":
                 want = Want("slice", op.axis.value.data)
             elif name == "tt.reduce":
@@ -433,7 +462,7 @@ class ExactLayouts:
                 if _is_elementwise(op) or name == "arith.constant":
                     v.unary.append(lambda layout, shape=v.shape: ELEMENTWISE_WEIGHT * registers_per_thread(layout, shape))
             for i, value in enumerate(op.operands):
-                if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce")
+                if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce", "tt.trans")
                                        or _shape(value) == v.shape):
                     self.use(op, i, want, index)
                 elif _tensor(value):

@@ -203,3 +203,29 @@ def test_attention_runs_equal_to_numpy():
     p = np.exp(s - s.max(axis=1, keepdims=True))
     expected = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
     np.testing.assert_allclose(out.astype(np.float32), expected, rtol=1e-2, atol=3e-3)
+
+
+def test_trans_and_permute_follow_their_operands_and_run_equal_to_numpy():
+    rng = np.random.default_rng(7)
+    tile = rng.standard_normal((64, 32)).astype(np.float16)
+    cube = rng.standard_normal((4, 8, 16)).astype(np.float32)
+    tile_out, cube_out = np.zeros((32, 64), np.float16), np.zeros((16, 4, 8), np.float32)
+    module = exact("transpose_permute")
+    assert measure(module) <= triton("transpose_permute")
+    layoutkit.simulate(module, "transpose_permute", grid=1, args=[tile, tile_out, cube, cube_out])
+    np.testing.assert_array_equal(tile_out, tile.T)
+    np.testing.assert_array_equal(cube_out, cube.transpose(2, 0, 1))
+
+
+def test_permute_blocked_is_tritons_trans_rule_and_inverts():
+    from layoutkit.layouts.parse import parse_layout
+    from layoutkit.triton.exact_layouts import permute_blocked
+
+    row = parse_layout("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>")
+    col = permute_blocked(row, (1, 0))
+    assert str(col) == ("#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+                        "order = [0, 1]}>")
+    # as functions: element (i, j) of the operand is element (j, i) of the result, same owner
+    shape = (64, 32)
+    np.testing.assert_array_equal(row.table(shape), col.table(shape[::-1])[..., ::-1])
+    assert permute_blocked(col, (1, 0)) == row
