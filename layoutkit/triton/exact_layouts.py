@@ -356,7 +356,7 @@ class ExactLayouts:
 
         def cheap(value: SSAValue) -> bool:
             if not _tensor(value):
-                return True
+                return True  # a scalar operand: shared by the copies, never copied
             if value not in memo:
                 op = value.owner
                 memo[value] = isinstance(op, Operation) and len(op.results) == 1 and not op.regions and (
@@ -367,7 +367,7 @@ class ExactLayouts:
         for _ in range(64):
             changed = False
             for op in reversed(list(block.walk())):
-                if len(op.results) != 1 or not cheap(op.results[0]):
+                if len(op.results) != 1 or not _tensor(op.results[0]) or not cheap(op.results[0]):
                     continue
                 uses = list(op.results[0].uses)
                 for use in uses[1:]:
@@ -708,11 +708,32 @@ def assign_layouts(module: Operation, method: str = "auto", explain: bool = Fals
                                    attr("ttg.threads-per-warp", 32), method)
             layouts.run(explain)
             out.append(explain_text(op.sym_name.data, layouts))
-    from xdsl.context import Context
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-
-    CommonSubexpressionElimination().apply(Context(), module)  # the equal copies of index math
+            merge_copies(op.body.blocks.first)
     return "".join(out)
+
+
+def merge_copies(block: Block) -> int:
+    """Merge the copies :meth:`ExactLayouts.rematerialize` made that ended up equal (same op,
+    operands, properties and result types), in program order so chains merge whole; the
+    number of ops erased. Only index-math ops (pure by construction) are merged."""
+    seen: dict[tuple, Operation] = {}
+    erased = 0
+    for op in list(block.walk()):
+        if len(op.results) != 1 or op.regions or not _tensor(op.results[0]) or not (
+                op.name in _FREE_OPS or op.name in ("tt.expand_dims", "tt.broadcast") or _is_elementwise(op)):
+            continue
+        key = (op.name, tuple(id(v) for v in op.operands), op.results[0].type,
+               tuple(sorted((k, str(v)) for k, v in op.properties.items())),
+               tuple(sorted((k, str(v)) for k, v in op.attributes.items())), id(op.parent_block()))
+        first = seen.get(key)
+        if first is None:
+            seen[key] = op
+            continue
+        op.results[0].replace_all_uses_with(first.results[0])
+        op.detach()
+        op.erase()
+        erased += 1
+    return erased
 
 
 __all__ = ["ExactLayouts", "MAX_CANDIDATES", "Want", "assign_layouts", "convert_cost", "explain_text"]
