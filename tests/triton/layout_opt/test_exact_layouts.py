@@ -240,3 +240,32 @@ def test_index_math_copies_merge_back(kernel):
                       and op.name not in ("tt.func", "tt.return"))
     golden = parse_module((GOLDENS / kernel / "full.cuda-80.ttgir").read_text())
     assert len(ops(exact(kernel))) <= len(ops(golden))
+
+
+def test_without_highspy_a_cyclic_problem_falls_back_to_descent(monkeypatch):
+    import layoutkit.convert.assignment as assignment
+
+    monkeypatch.setattr(assignment, "_has_highspy", lambda: False)
+    for seed in range(10):
+        problem = _random_problem(np.random.default_rng(200 + seed))
+        found = assignment.solve(problem)
+        best = solve_brute_force(problem).cost
+        assert found.method in ("tree", "descent")
+        assert found.cost == pytest.approx(problem.cost(found.choice)) and found.cost >= best - 1e-9
+        if found.method == "tree":
+            assert found.cost == pytest.approx(best)
+
+
+def test_ilp_without_highspy_names_the_extra(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_highspy(name, *args, **kwargs):
+        if name == "highspy":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_highspy)
+    with pytest.raises(LayoutError, match=r"pip install 'layoutkit\[solver\]'"):
+        solve_ilp(_random_problem(np.random.default_rng(1)))
