@@ -2,7 +2,9 @@
 function by exact cost, and the ``ttg.convert_layout`` ops that remain.
 
 Input: TTGIR as ``convert-triton-to-tritongpu`` leaves it (or any TTGIR). Its converts are
-taken out (a convert is the identity on values); every tensor value becomes a *variable*
+taken out (a convert is the identity on values); index math gets one copy per use and takes
+whatever layout its one user wants (it is recomputed there, unpriced, as Triton
+rematerializes it); every other tensor value becomes a *variable*
 (the results and iteration arguments of an ``scf.for`` share one), every ``tt.store`` too,
 and every use of a value becomes a *requirement*: the layout the user wants as a function
 of the user's own layout --
@@ -378,12 +380,44 @@ class ExactLayouts:
                     changed = True
             if not changed:
                 break
+        for _ in range(64):  # dead copies (and dead index math) go
+            dead = [op for op in block.walk() if len(op.results) == 1 and _tensor(op.results[0])
+                    and memo.get(op.results[0]) and not op.results[0].uses]
+            for op in dead:
+                op.detach()
+                op.erase()
+            if not dead:
+                break
+        self.followers = {op.results[0] for op in block.walk() if len(op.results) == 1 and _tensor(op.results[0])
+                          and memo.get(op.results[0]) and sum(1 for _ in op.results[0].uses) == 1}
+
+    def settle(self, value: SSAValue, layout: Any, plan: list, leaves: list) -> bool:
+        """Index math follows its one user: ``value`` (a follower) in ``layout``, its follower
+        operands in what its rule wants of that (added to ``plan``), its other operands
+        wanting it (``leaves``: value, op, index, layout); False when a rule cannot."""
+        if layout is None or not _fits(layout, _shape(value)):
+            return False
+        plan.append((value, layout))
+        op = value.owner
+        for index, want in self.follow_rules.get(op, ()):
+            operand = op.operands[index]
+            wanted = want.of(layout)
+            if operand in self.followers:
+                if not self.settle(operand, wanted, plan, leaves):
+                    return False
+            elif wanted is None:
+                return False
+            else:
+                leaves.append((operand, op, index, wanted))
+        return True
 
     def build(self) -> None:
         block = self.func.body.blocks.first
         self.wanted: dict[tuple[Operation, int], Any] = {}
+        self.follow_rules: dict[Operation, list[tuple[int, Want]]] = {}
         self.strip_converts(block)
         self.rematerialize(block)
+        self.original = {v: _layout_of(v) for v in self.followers}
         for op in block.walk():
             self.visit(op)
 
@@ -395,6 +429,10 @@ class ExactLayouts:
     def visit(self, op: Operation) -> None:
         name = op.name
         results = [r for r in op.results if _tensor(r)]
+        if len(results) == 1 and results[0] in self.followers:  # index math: follows its user
+            want = Want("slice", op.axis.value.data) if name == "tt.expand_dims" else Want("same")
+            self.follow_rules[op] = [(i, want) for i, v in enumerate(op.operands) if _tensor(v)]
+            return
         if name in ("tt.func", "tt.return", "tt.reduce.return", "tt.scan.return") or op.parent_op() is not None \
                 and op.parent_op().name in ("tt.reduce", "tt.scan") :
             return
@@ -609,7 +647,21 @@ class ExactLayouts:
                 _retype(value, layout)
         made: dict[tuple[SSAValue, Any], SSAValue] = {}
         records: dict[tuple[SSAValue, Any], Converted] = {}
-        for use in self.uses:
+        uses = list(self.uses)
+        for use in self.uses:  # index math settles into what its user wants
+            if use.value not in self.followers:
+                continue
+            wanted = use.want.param if use.user is None else \
+                use.want.of(self.variables[use.user].candidates[choice[use.user]])
+            plan: list = []
+            leaves: list = []
+            if not self.settle(use.value, wanted, plan, leaves):
+                plan, leaves = [], []  # its own input layout, and a convert at the use
+                self.settle(use.value, self.original[use.value], plan, leaves)
+            for value, layout in plan:
+                _retype(value, layout)
+            uses.extend(Use(v, op, i, Want("fixed", w), None) for v, op, i, w in leaves)
+        for use in uses:
             wanted = use.want.param if use.user is None else \
                 use.want.of(self.variables[use.user].candidates[choice[use.user]])
             value = use.value
