@@ -42,6 +42,7 @@ PASSES: dict[str, str] = {
     "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
     "promote-to-workgroup-memory": "layoutkit.passes.promote_to_workgroup_memory:PromoteToWorkgroupMemoryPass",
     "tritongpu-coalesce": "layoutkit.triton.coalesce:TritonGPUCoalescePass",
+    "tritongpu-accelerate-matmul": "layoutkit.triton.accelerate_matmul:TritonGPUAccelerateMatmulPass",
 }
 
 

@@ -44,6 +44,7 @@ from layoutkit.ir.dialects.tt import PointerType
 from layoutkit.layouts.triton.blocked import BlockedEncoding
 from layoutkit.layouts.triton.default import default_blocked_encoding
 from layoutkit.triton.axis_walk import axis_infos
+from layoutkit.triton.op_slice import multi_root_slice
 
 #: the ops whose pointer operand (their first) Triton coalesces
 ACCESSES = ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")
@@ -83,33 +84,7 @@ def elements_per_thread(ptr: SSAValue, info: AxisInfo, order: tuple[int, ...]) -
     return min(multiple, contig, max(_MAX_VECTOR_BITS // bits, 1))
 
 
-def _slice(op: Operation) -> list[Operation]:
-    """MLIR's ``multiRootGetSlice(op)``: the closure under backward (defining ops of operands,
-    and of values a region uses from above) and forward (users, ops nested in regions) steps."""
-    seen = {op}
-    todo = [op]
-    while todo:
-        cur = todo.pop()
-        nxt: list[Operation] = []
-        for value in cur.operands:
-            if value.owner is not None and isinstance(value.owner, Operation):
-                nxt.append(value.owner)
-        for result in cur.results:
-            nxt.extend(use.operation for use in result.uses)
-        for region in cur.regions:
-            for inner in region.walk():
-                nxt.append(inner)
-                for value in inner.operands:
-                    if isinstance(value.owner, Operation) and not cur.is_ancestor(value.owner):
-                        nxt.append(value.owner)
-        for other in nxt:
-            if other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return list(seen)
-
-
-def _module_int(module: ModuleOp, name: str, default: int) -> int:
+def module_int(module: ModuleOp, name: str, default: int) -> int:
     attr = module.attributes.get(name)
     return attr.value.data if isinstance(attr, IntegerAttr) else default
 
@@ -127,7 +102,7 @@ def coalesced_encoding(op: Operation, infos: dict[SSAValue, AxisInfo], num_warps
         info = unknown(rank)
     order = order_from_contiguity(info.contiguity)
     per_thread = elements_per_thread(ptr, info, order)
-    for other in _slice(op):
+    for other in multi_root_slice(op):
         p = access_pointer(other) if other is not op else None
         if p is None or tuple(p.type.get_shape()) != shape or p not in infos:
             continue
@@ -187,9 +162,9 @@ class TritonGPUCoalescePass(ModulePass):
     name = "tritongpu-coalesce"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        warps = _module_int(op, "ttg.num-warps", 4)
-        lanes = _module_int(op, "ttg.threads-per-warp", 32)
-        ctas = _module_int(op, "ttg.num-ctas", 1)
+        warps = module_int(op, "ttg.num-warps", 4)
+        lanes = module_int(op, "ttg.threads-per-warp", 32)
+        ctas = module_int(op, "ttg.num-ctas", 1)
         infos: dict[SSAValue, AxisInfo] = {}
         for func in op.walk():
             if func.name == "tt.func":
