@@ -49,7 +49,7 @@ from layoutkit.ir.dialects.triton_format import INPUT_PRECISION
 from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding
 from layoutkit.layouts.triton.amd import AmdMfmaEncoding
 from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
-from layoutkit.triton.coalesce import module_int
+from layoutkit.triton.coalesce import module_int, require_ttgir
 from layoutkit.triton.op_slice import multi_root_slice
 
 _MMA_TYPES = ("f16", "bf16", "i8", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ")
@@ -257,6 +257,7 @@ class TritonGPUAccelerateMatmulPass(ModulePass):
     name = "tritongpu-accelerate-matmul"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_ttgir(op, self.name)
         target = op.attributes.get("ttg.target")
         target = target.data if isinstance(target, StringAttr) else ""
         warps = module_int(op, "ttg.num-warps", 4)

@@ -38,6 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from layoutkit.analysis.axis_info import AxisInfo
+from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects import ttg
 from layoutkit.ir.dialects.layouts import LayoutAttr
 from layoutkit.ir.dialects.tt import PointerType
@@ -87,6 +88,13 @@ def elements_per_thread(ptr: SSAValue, info: AxisInfo, order: tuple[int, ...]) -
 def module_int(module: ModuleOp, name: str, default: int) -> int:
     attr = module.attributes.get(name)
     return attr.value.data if isinstance(attr, IntegerAttr) else default
+
+
+def require_ttgir(module: ModuleOp, pass_name: str) -> None:
+    """A layout pass runs on TTGIR: the module carries ``ttg.num-warps`` (as Triton asserts)."""
+    if not isinstance(module.attributes.get("ttg.num-warps"), IntegerAttr):
+        raise LayoutError(f"{pass_name}: the module has no 'ttg.num-warps' attribute: expected TTGIR "
+                          f"(run convert-triton-to-tritongpu first)")
 
 
 def coalesced_encoding(op: Operation, infos: dict[SSAValue, AxisInfo], num_warps: int,
@@ -162,6 +170,7 @@ class TritonGPUCoalescePass(ModulePass):
     name = "tritongpu-coalesce"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_ttgir(op, self.name)
         warps = module_int(op, "ttg.num-warps", 4)
         lanes = module_int(op, "ttg.threads-per-warp", 32)
         ctas = module_int(op, "ttg.num-ctas", 1)

@@ -76,3 +76,14 @@ def test_accelerate_matmul_changes_the_dots_triton_changes():
     changed = {(s["kernel"], s["target"]) for s in STEPS if s["pass"] == "accelerate-matmul" and s["changed"]}
     assert ("matmul_64x64x32", "cuda:80") in changed and ("attention_fwd", "cuda:80") in changed
     assert ("attention_fwd", "hip:gfx942") in changed and ("dot_tf32_epilogue", "hip:gfx942") in changed
+
+
+@pytest.mark.parametrize("name", sorted(set(OURS.values())))
+def test_ttir_input_is_one_error_line(capsys, name):
+    from layoutkit.cli import main
+
+    kernel = str(Path(__file__).parents[1] / "frontend" / "goldens" / "matmul_64x64x32" / "kernel.ttir")
+    status = main(["opt", kernel, f"--{name}"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert f"{name}: the module has no 'ttg.num-warps' attribute" in err, err
