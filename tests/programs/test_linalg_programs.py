@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from layoutkit import LayoutError
 from layoutkit.backends.simt.host import run_function
 from layoutkit.cli.compile import compile_module
 from layoutkit.cli.opt import print_ir
@@ -34,6 +35,12 @@ def _conv(x, w):
     return (out,)
 
 
+def _slices(x, y):
+    out = np.zeros((12, 12))
+    out[1:11, 2:10] = x[2:12, 4:20:2] + y
+    return out
+
+
 # program -> (input shapes, numpy reference returning a tuple of results)
 PROGRAMS = {
     "matmul": ([(32, 24), (24, 16)], lambda a, b: (a @ b,)),
@@ -46,6 +53,7 @@ PROGRAMS = {
     "transpose": ([(20, 36)], lambda x: (x.T,)),
     "matmul_partial": ([(30, 7), (7, 13)], lambda a, b: (a @ b,)),
     "tril": ([(20, 20)], lambda x: (np.tril(x),)),
+    "slices": ([(16, 24), (10, 8)], lambda x, y: (_slices(x, y),)),
 }
 
 # (program, tile sizes, workgroup size): the default configuration and a few others
@@ -61,6 +69,7 @@ CONFIGS = [(name, None, None) for name in PROGRAMS] + [
     ("elementwise", "8,8", None),     # 10x15 in 8x8 tiles: partial in both loops
     ("tril", "8,16", "4,4"),          # linalg.index: the tile's offset plus the thread's row/column
     ("tril", "0,6", "6"),
+    ("slices", "4,3", "2,2"),         # tiles of a strided slice, into a slice of the result
 ]
 
 
@@ -111,3 +120,30 @@ def test_strided_convolution(stride, tiles):
     (got,) = run_function(module, "conv2d", [x, w])
     (full,) = _conv(x.astype(np.float64), w.astype(np.float64))
     np.testing.assert_allclose(got, full[:, ::stride, ::stride, :], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("%z[1, 2] [10, 8]", "%z[%c1, 2] [10, 8]"), "dynamic offsets"),
+    (("ins(%window, %y", "ins(%y, %y"), None),
+])
+def test_slice_variants(change, message):
+    text = (EXAMPLES / "slices.mlir").read_text().replace(*change)
+    if "%c1" in text:
+        text = text.replace("%zero = arith.constant", "%c1 = arith.constant 1 : index\n  %zero = arith.constant")
+    if message:
+        with pytest.raises(LayoutError, match=message):
+            compile_module(parse_module(text))
+        return
+    y = np.random.default_rng(7).standard_normal((10, 8)).astype(np.float32)
+    (got,) = run_function(compile_module(parse_module(text)), "slices", [np.zeros((16, 24), np.float32), y])
+    want = np.zeros((12, 12), np.float32)
+    want[1:11, 2:10] = 2 * y
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_insert_slice_before_its_destination_is_written_is_an_error():
+    text = (EXAMPLES / "slices.mlir").read_text()
+    fill = "  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<12x12xf32>) -> tensor<12x12xf32>\n"
+    text = text.replace(fill, "").replace("  %r = tensor.insert_slice", fill + "  %r = tensor.insert_slice")
+    with pytest.raises(LayoutError, match="bufferize: tensor.insert_slice in @slices would overwrite"):
+        compile_module(parse_module(text))
