@@ -50,12 +50,13 @@ def median_time(work, repeat: int) -> float:
     return statistics.median(times)
 
 
-def inputs_of(module, name: str) -> list[np.ndarray]:
+def inputs_of(module) -> tuple[str, list[np.ndarray]]:
+    """The module's host function and random inputs for it."""
     from layoutkit.backends.simt.host import host_functions
 
     rng = np.random.default_rng(0)
-    function = host_functions(module)[name]
-    return [rng.standard_normal(tuple(t.get_shape())).astype(np.float32) for t in function.function_type.inputs]
+    ((name, function),) = host_functions(module).items()
+    return name, [rng.standard_normal(tuple(t.get_shape())).astype(np.float32) for t in function.function_type.inputs]
 
 
 def compile_times(name: str, repeat: int) -> tuple[float, float | None]:
@@ -71,10 +72,10 @@ def compile_times(name: str, repeat: int) -> tuple[float, float | None]:
 def simulated(name: str, repeat: int, tiles=None, workgroup=None, counts: bool = False):
     module = compile_module(parse_module((EXAMPLES / f"{name}.mlir").read_text()), tile_sizes=tiles,
                             workgroup_size=workgroup)
-    args = inputs_of(module, name)
+    function, args = inputs_of(module)
     reports: list = []
-    seconds = median_time(lambda: run_function(module, name, [a.copy() for a in args]), repeat)
-    run_function(module, name, [a.copy() for a in args], reports=reports, memory_counts=counts)
+    seconds = median_time(lambda: run_function(module, function, [a.copy() for a in args]), repeat)
+    run_function(module, function, [a.copy() for a in args], reports=reports, memory_counts=counts)
     return seconds, reports
 
 

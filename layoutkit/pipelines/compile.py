@@ -33,15 +33,16 @@ def sizes_text(flag: str, value: str | Sequence[int]) -> str:
 def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None) -> str:
     """The pass-pipeline text of ``pipeline`` with ``--tile-sizes``/``--workgroup-size`` set."""
     text = pipeline_text(pipeline)
-    for flag, value, pass_name, option in (("--tile-sizes", tile_sizes, "tile-to-workgroups", "tile-sizes"),
-                                           ("--workgroup-size", workgroup_size, "distribute-to-threads",
-                                            "workgroup-size")):
+    for flag, value, pass_names, option in (
+            ("--tile-sizes", tile_sizes, ("tile-to-workgroups",), "tile-sizes"),
+            ("--workgroup-size", workgroup_size, ("distribute-to-threads", "promote-to-workgroup-memory"),
+             "workgroup-size")):
         if value is None:
             continue
         value = sizes_text(flag, value)
-        if pass_name not in text.split(","):
-            raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_name} pass")
-        text = ",".join(f"{p}{{{option}={value}}}" if p == pass_name else p for p in text.split(","))
+        if pass_names[0] not in text.split(","):
+            raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_names[0]} pass")
+        text = ",".join(f"{p}{{{option}={value}}}" if p in pass_names else p for p in text.split(","))
     return text
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from layoutkit import LayoutError
-from layoutkit.backends.simt.host import run_function
+from layoutkit.backends.simt.host import host_functions, run_function
 from layoutkit.cli.compile import compile_module
 from layoutkit.cli.opt import print_ir
 from layoutkit.ir import parse_module
@@ -45,6 +45,7 @@ def _slices(x, y):
 PROGRAMS = {
     "matmul": ([(32, 24), (24, 16)], lambda a, b: (a @ b,)),
     "elementwise": ([(10, 15), (15,)], lambda x, v: ((x + v[None, :]) * x,)),
+    "add_broadcast_multiply": ([(10, 15), (10, 15), (15,)], lambda x, y, v: ((x + y) * v[None, :],)),
     "batch_matmul": ([(3, 12, 10), (3, 10, 20)], lambda a, b: (np.matmul(a, b),)),
     "matmul_bias_relu": ([(32, 24), (24, 16), (16,)], lambda a, b, c: (np.maximum(a @ b + c, 0),)),
     "softmax": ([(6, 40)], _softmax),
@@ -86,7 +87,8 @@ def test_program_runs_equal_to_numpy(name, tiles, workgroup):
     module = compile_program(name, tiles, workgroup)
     text = print_ir(module)
     assert "tensor<" not in text and "linalg." not in text
-    results = run_function(module, name, [x.copy() for x in inputs])
+    (function,) = host_functions(module)
+    results = run_function(module, function, [x.copy() for x in inputs])
     expected = reference(*[x.astype(np.float64) for x in inputs])
     assert len(results) == len(expected)
     for got, want in zip(results, expected):
