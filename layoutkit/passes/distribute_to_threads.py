@@ -43,6 +43,7 @@ from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects.upstream import affine
+from layoutkit.ir.dialects.upstream import arith as lk_arith  # cmpi as the simulator runs it
 from layoutkit.ir.dialects.upstream.scf import ForallOp
 from layoutkit.passes.linalg_structure import (
     gpu_mapping,
@@ -109,18 +110,30 @@ class _Emitter:
         return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
 
     def address(self, value: SSAValue, amap: AffineMap, ivs: list) -> tuple:
-        base, offsets = _base_and_offsets(value)
+        """``(buffer, indices)`` of the element of operand ``value`` at loop variables
+        ``ivs``: the map's results, then through each subview down to the buffer it views
+        (``offset + stride * index`` per dimension: a tile of a strided slice of a buffer)."""
         indices = []
-        for expr, offset in zip(amap.results, offsets):
+        for expr in amap.results:
             if isinstance(expr, AffineDimExpr):
-                index = ivs[expr.position]
+                indices.append(ivs[expr.position])
             else:
                 single = AffineMap(amap.num_dims, 0, (expr,))
-                index = self.add(affine.ApplyOp(ivs, AffineMapAttr(single)))
-            if offset != 0:
-                index = self.add(arith.AddiOp(self.index(offset), index))
-            indices.append(index)
-        return base, indices
+                indices.append(self.add(affine.ApplyOp(ivs, AffineMapAttr(single))))
+        while isinstance(value.owner, memref.SubviewOp):
+            view = value.owner
+            value, offsets = _base_and_offsets(value)
+            steps = view.static_strides.get_values()
+            if DYNAMIC_INDEX in steps:
+                raise LayoutError("distribute-to-threads: a memref.subview with dynamic strides is not supported yet")
+            if len(offsets) != len(indices):
+                raise LayoutError("distribute-to-threads: a rank-reducing memref.subview is not supported yet")
+            for i, (offset, step) in enumerate(zip(offsets, steps)):
+                if step != 1:
+                    indices[i] = self.add(arith.MuliOp(self.index(step), indices[i]))
+                if offset != 0:
+                    indices[i] = self.add(arith.AddiOp(self.index(offset), indices[i]))
+        return value, indices
 
     def loop_index(self, op, maps, ivs: list, d: int) -> SSAValue:
         """``linalg.index d`` of ``op`` on a tile: the tile's offset in loop ``d`` (the offset
@@ -256,7 +269,7 @@ def distribute_copy(op, counts: list[int]):
     element = plan.element_map()
     coords = [emit.add(affine.ApplyOp([body.args[0]], AffineMapAttr(AffineMap(1, 0, (r,)))))
               for r in element.results]
-    checks = [emit.add(arith.CmpiOp(c, emit.index(e), "ult")) for c, e in zip(coords, extents)
+    checks = [emit.add(lk_arith.CmpiOp(c, emit.index(e), "ult")) for c, e in zip(coords, extents)
               if not isinstance(e, int)]
     inner = body
     if checks:
@@ -333,3 +346,6 @@ class DistributeToThreadsPass(ModulePass):
                 for view in reversed([o for o in forall.walk() if isinstance(o, memref.SubviewOp)]):
                     if not view.result.uses:
                         view.parent_block().erase_op(view)
+            for view in reversed([v for v in function.walk() if isinstance(v, memref.SubviewOp)]):
+                if not view.result.uses:  # slices of the host's buffers, now read through their bases
+                    view.parent_block().erase_op(view)

@@ -63,6 +63,26 @@ def static_shape(value: SSAValue, what: str) -> tuple[int, ...]:
     return shape
 
 
+def strided_layout(type_) -> tuple[list[int], int | None]:
+    """``(strides, offset)`` in elements of a memref type: its ``strided<[...], offset: n>``
+    layout (offset None when ``?``), or row-major strides and offset 0 without one.
+    Example: ``memref<10x15xf32, strided<[24, 1], offset: 52>>`` is ``([24, 1], 52)``."""
+    from xdsl.dialects.builtin import IntAttr, StridedLayoutAttr
+
+    layout = getattr(type_, "layout", None)
+    if isinstance(layout, StridedLayoutAttr):
+        strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides.data]
+        if None in strides:
+            raise LayoutError(f"dynamic strides in {type_} are not supported yet")
+        offset = layout.offset.data if isinstance(layout.offset, IntAttr) else None
+        return strides, offset
+    strides, step = [], 1
+    for size in reversed(type_.get_shape()):
+        strides.insert(0, step)
+        step *= size
+    return strides, 0
+
+
 def parse_attribute(text: str) -> Attribute:
     """An attribute from its MLIR text, e.g. ``[#gpu.block<y>, #gpu.block<x>]``."""
     from xdsl.parser import Parser

@@ -49,15 +49,8 @@ from layoutkit.passes.linalg_structure import (
     make_forall,
     operands,
     static_shape,
+    strided_layout,
 )
-
-
-def _row_major_strides(shape) -> list[int]:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.insert(0, step)
-        step *= size
-    return strides
 
 
 def tile_op(op, tile_sizes: tuple[int, ...]):
@@ -104,10 +97,10 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
                 tile_shape.append(shape[dim])
         static_offsets = [DYNAMIC_INDEX if not isinstance(o, int) else o for o in offsets]
         static_sizes = [DYNAMIC_INDEX if not isinstance(s, int) else s for s in tile_shape]
-        strides = _row_major_strides(shape)
+        strides, base = strided_layout(value.type)
         # MLIR infers a static offset when every offset is static (the whole of an untiled operand)
-        known = (sum(o * s for o, s in zip(offsets, strides)) if all(isinstance(o, int) for o in offsets)
-                 else NoneAttr())
+        known = (base + sum(o * s for o, s in zip(offsets, strides))
+                 if base is not None and all(isinstance(o, int) for o in offsets) else NoneAttr())
         result_type = MemRefType(value.type.element_type, static_sizes, StridedLayoutAttr(strides, known))
         view = memref.SubviewOp(value, [o for o in offsets if not isinstance(o, int)],
                                 [s for s in tile_shape if not isinstance(s, int)], [],
