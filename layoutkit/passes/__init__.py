@@ -41,6 +41,8 @@ PASSES: dict[str, str] = {
     "triton-gpu-pipeline": "layoutkit.triton.gpu_pipeline:TritonGPUPipelinePass",
     "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
     "promote-to-workgroup-memory": "layoutkit.passes.promote_to_workgroup_memory:PromoteToWorkgroupMemoryPass",
+    "pcf-convert-sref-to-memref": "layoutkit.passes.pcf_convert_sref_to_memref:PcfConvertSrefToMemrefPass",
+    "pcf-lower-structural": "layoutkit.passes.pcf_lower_structural:PcfLowerStructuralPass",
 }
 
 
