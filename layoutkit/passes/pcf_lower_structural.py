@@ -204,6 +204,7 @@ class PcfLowerStructuralPass(ModulePass):
         current = loops_ops
         for k in reversed(range(len(op.count))):
             block = Block(arg_types=[IndexType()])
+            block.args[0].name_hint = inner_block.args[k].name_hint
             inner_block.args[k].replace_all_uses_with(block.args[0])
             block.add_ops(current)
             block.add_op(scf.YieldOp())

@@ -1,0 +1,247 @@
+"""PCF lowered to kernels (pcf-convert-sref-to-memref, pcf-lower-structural, pcf-to-gpu) and
+run in the simulator, compared with numpy (an independent computation). Covers the two
+IREE 3.13 mistakes the lowering must not copy: <linearize> with several ids (IREE starts
+the outer ids at 1, so those tiles are never computed) and a synced workgroup loop (IREE
+fails with "failed to construct requested barrier")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.passes import PassPipeline
+
+from layoutkit import LayoutError
+from layoutkit.backends.simt.host import run_function
+from layoutkit.cli.opt import print_ir
+from layoutkit.ir import make_context, parse_module
+from layoutkit.pipelines import parse_pass_pipeline
+from layoutkit.pipelines.compile import compile_module
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "pcf" / "tiled_scale.mlir"
+
+# A workgroup loop over TMxTN tiles of 4x8; a subgroup generic splits a tile's rows among the
+# subgroups, a lane generic its columns among the lanes: out = a * b + 3.
+TILED = """
+func.func @fma(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %out: memref<?x?xf32>, %tm: index, %tn: index) -> memref<?x?xf32> {
+  %r = pcf.loop SYNC scope(SCOPE) count(COUNT)
+    execute(%ref = %out)[%bi: index, %bj: index]
+         : (!pcf.sref<?x?xf32, SREF_SCOPE>) -> (memref<?x?xf32>) {
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %row0 = arith.muli %bi, %c4 : index
+    %col0 = arith.muli %bj, %c8 : index
+    pcf.generic scope(#iree_gpu.subgroup_scope) execute[%sg: index, %nsg: index] {
+      scf.for %i = %sg to %c4 step %nsg {
+        %row = arith.addi %row0, %i : index
+        pcf.generic scope(#iree_gpu.lane_scope) execute[%l: index, %nl: index] {
+          %three = arith.constant 3.0 : f32
+          scf.for %j = %l to %c8 step %nl {
+            %col = arith.addi %col0, %j : index
+            %x = memref.load %a[%row, %col] : memref<?x?xf32>
+            %y = memref.load %b[%row, %col] : memref<?x?xf32>
+            %p = arith.mulf %x, %y : f32
+            %s = arith.addf %p, %three : f32
+            %v = vector.broadcast %s : f32 to vector<1x1xf32>
+            pcf.write_slice %v into %ref[%row, %col] [1, 1] [1, 1] : vector<1x1xf32> into !pcf.sref<?x?xf32, SREF_SCOPE>
+          }
+          pcf.return
+        }
+      }
+      pcf.return
+    }
+    pcf.return
+  }
+  return %r : memref<?x?xf32>
+}
+"""
+
+
+def tiled(count="%tm, %tn", sync="", scope="#iree_codegen.workgroup_scope<linearize>", synced_sref=True) -> str:
+    sref_scope = f"sync({scope})" if synced_sref else scope
+    return (TILED.replace("COUNT", count).replace("SYNC", sync).replace("SREF_SCOPE", sref_scope)
+            .replace("SCOPE", scope))
+
+
+def lower(text: str, options: str = "workgroup-size=16 subgroup-size=4") -> str:
+    module = parse_module(text)
+    passes = parse_pass_pipeline(f"pcf-convert-sref-to-memref,pcf-lower-structural{{{options}}},"
+                                 "gpu-outline-kernels,cse")
+    PassPipeline(passes, lambda *a: None).apply(make_context(), module)
+    module.verify()
+    return print_ir(module)
+
+
+def run_fma(out_text: str, tm: int, tn: int):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4 * tm, 8 * tn)).astype(np.float32)
+    b = rng.standard_normal((4 * tm, 8 * tn)).astype(np.float32)
+    out = np.full((4 * tm, 8 * tn), np.nan, np.float32)
+    (result,) = run_function(out_text, "fma", [a, b, out, tm, tn])
+    expected = a * b + np.float32(3)  # float32 arithmetic, as the kernel does
+    np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-6)    # written in place
+    np.testing.assert_allclose(result, expected, rtol=1e-6, atol=1e-6)    # the loop's result is the buffer
+
+
+@pytest.mark.parametrize(("tm", "tn", "options"), [
+    (3, 5, "workgroup-size=16 subgroup-size=4 max-workgroups=4"),   # 15 tiles on 4 workgroups: looped
+    (2, 3, "workgroup-size=16 subgroup-size=4"),                    # one workgroup per tile
+    (1, 2, "workgroup-size=8 subgroup-size=8"),                     # one subgroup walks every row
+    (4, 1, "workgroup-size=32 subgroup-size=16 max-workgroups=3"),  # a single column of tiles
+])
+def test_linearized_loop_with_several_ids_computes_every_tile(tm, tn, options):
+    run_fma(lower(tiled(), options), tm, tn)
+
+
+def test_static_counts_set_the_grid_and_outer_ids_start_at_zero():
+    out = lower(tiled(count="%c3, %c5").replace(
+        "-> memref<?x?xf32> {\n", "-> memref<?x?xf32> {\n  %c3 = arith.constant 3 : index\n"
+        "  %c5 = arith.constant 5 : index\n", 1), "workgroup-size=16 subgroup-size=4 max-workgroups=100")
+    assert "blocks in (%c15" in out or "arith.constant 15 : index" in out
+    run_fma(out, 3, 5)
+
+
+@pytest.mark.parametrize("variant", [
+    {"sync": "sync true"},                                          # pcf.loop sync true and a synced sref
+    {"synced_sref": True, "scope": "#iree_codegen.workgroup_scope"},  # a sync_on_return sref, several ids
+    {"sync": "sync true", "synced_sref": False},                    # only the loop synced
+])
+def test_synced_workgroup_loop_lowers_and_runs(variant):
+    run_fma(lower(tiled(**variant)), 2, 2)
+
+
+def test_synced_subgroup_generic_gets_a_barrier_all_threads_reach():
+    text = tiled().replace("pcf.generic scope(#iree_gpu.subgroup_scope)",
+                           "pcf.generic sync true scope(#iree_gpu.subgroup_scope)")
+    out = lower(text)
+    assert out.count("gpu.barrier") == 1
+    run_fma(out, 2, 3)
+
+
+def test_sequential_loop_runs_every_iteration_in_order():
+    text = """
+func.func @seq(%out: memref<3x4xf32>) -> memref<3x4xf32> {
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %r = pcf.loop scope(#iree_codegen.workgroup_scope) count(%c3)
+    execute(%ref = %out)[%i: index] : (!pcf.sref<3x4xf32, #iree_codegen.workgroup_scope>) -> (memref<3x4xf32>) {
+    pcf.generic scope(#iree_gpu.subgroup_scope) execute[%s: index, %ns: index] {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      pcf.loop scope(#pcf.sequential) count(%c4) execute[%j: index] {
+        %ii = arith.index_cast %i : index to i32
+        %jj = arith.index_cast %j : index to i32
+        %c10 = arith.constant 10 : i32
+        %t = arith.muli %ii, %c10 : i32
+        %u = arith.addi %t, %jj : i32
+        %f = arith.sitofp %u : i32 to f32
+        %v = vector.broadcast %f : f32 to vector<1x1xf32>
+        %w = arith.cmpi eq, %s, %c0 : index
+        scf.if %w {
+          pcf.write_slice %v into %ref[%i, %j] [1, 1] [1, 1] : vector<1x1xf32> into !pcf.sref<3x4xf32, #iree_codegen.workgroup_scope>
+        }
+        pcf.return
+      }
+      pcf.return
+    }
+    pcf.return
+  }
+  return %r : memref<3x4xf32>
+}
+"""
+    out = lower(text, "workgroup-size=4 subgroup-size=1")
+    buf = np.zeros((3, 4), np.float32)
+    run_function(out, "seq", [buf])
+    i, j = np.indices((3, 4))
+    np.testing.assert_array_equal(buf, 10 * i + j)
+
+
+def test_vector_read_and_write_slices_become_transfers():
+    text = """
+func.func @copy(%src: memref<8x8xf32>, %dst: memref<8x8xf32>) -> memref<8x8xf32> {
+  %c2 = arith.constant 2 : index
+  %r:2 = pcf.loop scope(#iree_codegen.workgroup_scope) count(%c2, %c2)
+    execute(%s = %src, %d = %dst)[%i: index, %j: index]
+         : (!pcf.sref<8x8xf32, #iree_codegen.workgroup_scope>, !pcf.sref<8x8xf32, #iree_codegen.workgroup_scope>)
+        -> (memref<8x8xf32>, memref<8x8xf32>) {
+    pcf.generic scope(#iree_gpu.lane_scope) execute[%l: index, %nl: index] {
+      %c4 = arith.constant 4 : index
+      %c0 = arith.constant 0 : index
+      %is0 = arith.cmpi eq, %l, %c0 : index
+      scf.if %is0 {
+        %r0 = arith.muli %i, %c4 : index
+        %c0b = arith.muli %j, %c4 : index
+        %t = pcf.read_slice %s[%r0, %c0b] [4, 4] [1, 1] : !pcf.sref<8x8xf32, #iree_codegen.workgroup_scope> to vector<4x4xf32>
+        %u = vector.transpose %t, [1, 0] : vector<4x4xf32> to vector<4x4xf32>
+        pcf.write_slice %u into %d[%c0b, %r0] [4, 4] [1, 1] : vector<4x4xf32> into !pcf.sref<8x8xf32, #iree_codegen.workgroup_scope>
+      }
+      pcf.return
+    }
+    pcf.return
+  }
+  return %r#1 : memref<8x8xf32>
+}
+"""
+    out = lower(text, "workgroup-size=4 subgroup-size=4")
+    assert "vector.transfer_read" in out and "vector.transfer_write" in out and "pcf." not in out
+    src = np.arange(64, dtype=np.float32).reshape(8, 8)
+    dst = np.zeros((8, 8), np.float32)
+    (result,) = run_function(out, "copy", [src, dst])
+    np.testing.assert_array_equal(result, src.T)
+
+
+def test_example_runs_equal_to_numpy_through_the_cli(tmp_path):
+    out = tmp_path / "out.mlir"
+    cli = [sys.executable, "-m", "layoutkit"]
+    subprocess.run([*cli, "compile", str(EXAMPLE), "--pipeline", "pcf-to-gpu", "--workgroup-size", "64",
+                    "--subgroup-size", "16", "-o", str(out)], check=True, capture_output=True)
+    rng = np.random.default_rng(2)
+    src = rng.standard_normal((48, 32)).astype(np.float32)
+    np.save(tmp_path / "src.npy", src)
+    np.save(tmp_path / "dst.npy", np.zeros_like(src))
+    subprocess.run([*cli, "simulate", str(out), "--function", "scale_tiles", "--arg", f"src={tmp_path}/src.npy",
+                    "--arg", f"dst={tmp_path}/dst.npy", "--arg", "tm=3", "--arg", "tn=2",
+                    "--out", str(tmp_path / "res")], check=True, capture_output=True)
+    np.testing.assert_allclose(np.load(tmp_path / "res" / "dst.npy"), 2 * src.astype(np.float64) + 1, rtol=1e-6)
+    np.testing.assert_allclose(np.load(tmp_path / "res" / "result0.npy"), 2 * src.astype(np.float64) + 1,
+                               rtol=1e-6)
+
+
+def test_compile_options_reach_pcf_lower_structural():
+    module = compile_module(parse_module(tiled()), "pcf-to-gpu", workgroup_size="32", subgroup_size="8")
+    text = print_ir(module)
+    assert "threads in (%c32" in text or "arith.constant 32 : index" in text
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (tiled().replace("memref<?x?xf32>", "tensor<?x?xf32>").replace("memref.load", "tensor.extract"),
+     "only memref inits are converted yet"),
+    (tiled().replace("scope(#iree_gpu.subgroup_scope) execute[%sg: index, %nsg: index]",
+                     "scope(#iree_gpu.subgroup_scope) execute[%sg: index, %sh: index, %nsg: index, %nsh: index]"),
+     "2 ids at #iree_gpu.subgroup_scope"),
+])
+def test_unsupported_programs_are_layout_errors(text, message):
+    with pytest.raises(LayoutError, match=message):
+        lower(text)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ("workgroup-size=12 subgroup-size=8", "12 is not a multiple of subgroup-size 8"),
+    ("max-workgroups=0", "max-workgroups: expected a positive integer"),
+])
+def test_bad_options_are_layout_errors(options, message):
+    with pytest.raises(LayoutError, match=message):
+        lower(tiled(), options)
+
+
+def test_cli_reports_an_unlowered_program_in_one_line(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(tiled().replace("memref<?x?xf32>", "tensor<?x?xf32>").replace("memref.load", "tensor.extract"))
+    done = subprocess.run([sys.executable, "-m", "layoutkit", "compile", str(bad), "--pipeline", "pcf-to-gpu"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("error:") == 1 and "only memref inits" in done.stderr
