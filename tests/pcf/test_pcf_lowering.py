@@ -245,3 +245,21 @@ def test_cli_reports_an_unlowered_program_in_one_line(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("error:") == 1 and "only memref inits" in done.stderr
+
+
+@pytest.mark.parametrize(("m", "k", "n", "sizes"), [
+    (32, 20, 48, ("64", "16")),
+    (16, 1, 16, ("32", "32")),     # K = 1, one subgroup
+    (48, 33, 16, ("16", "4")),     # four subgroups of four lanes
+])
+def test_matmul_example_equals_numpy(m, k, n, sizes):
+    text = (ROOT / "examples" / "pcf" / "matmul.mlir").read_text()
+    out = print_ir(compile_module(parse_module(text), "pcf-to-gpu", workgroup_size=sizes[0],
+                                  subgroup_size=sizes[1]))
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    (result,) = run_function(out, "matmul", [a, b, c, m // 16, n // 16])
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(result, c)
