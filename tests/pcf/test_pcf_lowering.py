@@ -263,3 +263,16 @@ def test_matmul_example_equals_numpy(m, k, n, sizes):
     (result,) = run_function(out, "matmul", [a, b, c, m // 16, n // 16])
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(result, c)
+
+
+@pytest.mark.parametrize("name", ["tiled_scale", "matmul"])
+def test_examples_compile_to_cuda_with_nvrtc(name):
+    from layoutkit.backends.cuda import emit_cuda
+    from layoutkit.backends.cuda.compile import compile_cuda, nvrtc_available
+
+    if not nvrtc_available():
+        pytest.skip("NVRTC is not installed")
+    text = (ROOT / "examples" / "pcf" / f"{name}.mlir").read_text()
+    module = compile_module(parse_module(text), "pcf-to-gpu", workgroup_size="64", subgroup_size="16")
+    result = compile_cuda(emit_cuda(module), "sm_90", compiler="nvrtc")
+    assert [k.name for k in result.kernels] == [f"{'scale_tiles' if name == 'tiled_scale' else name}_kernel0"]
