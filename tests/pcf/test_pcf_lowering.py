@@ -328,3 +328,38 @@ def test_iree_lower_structural_golden_records_the_outer_id_starting_at_one():
     forall = re.search(r"scf\.forall \((%\w+), (%\w+)\) = \((%\w+), (%\w+)\)", text)
     assert forall is not None
     assert re.search(rf"{re.escape(forall.group(3))} = arith\.constant 1 : index", text)
+
+
+def test_workgroup_generic_strides_over_rows_by_the_grid():
+    text = """
+func.func @rows(%x: memref<?x?xf32>, %out: memref<?x?xf32>) -> memref<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  %r = pcf.generic scope(#iree_codegen.workgroup_scope)
+    execute(%ref = %out)[%wg: index, %nwg: index]
+         : (!pcf.sref<?x?xf32, #iree_codegen.workgroup_scope>) -> (memref<?x?xf32>) {
+    scf.for %i = %wg to %m step %nwg {
+      pcf.generic sync true scope(#iree_gpu.lane_scope) execute[%l: index, %nl: index] {
+        scf.for %j = %l to %n step %nl {
+          %v = memref.load %x[%i, %j] : memref<?x?xf32>
+          %w = arith.negf %v : f32
+          %b = vector.broadcast %w : f32 to vector<1x1xf32>
+          pcf.write_slice %b into %ref[%i, %j] [1, 1] [1, 1] : vector<1x1xf32> into !pcf.sref<?x?xf32, #iree_codegen.workgroup_scope>
+        }
+        pcf.return
+      }
+    }
+    pcf.return
+  }
+  return %r : memref<?x?xf32>
+}
+"""
+    out = lower(text, "workgroup-size=8 subgroup-size=8 max-workgroups=3")
+    assert "blocks in (%c3" in out or "arith.constant 3 : index" in out
+    x = np.random.default_rng(6).standard_normal((7, 13)).astype(np.float32)
+    dst = np.full_like(x, np.nan)
+    (result,) = run_function(out, "rows", [x, dst])
+    np.testing.assert_array_equal(dst, -x)
+    np.testing.assert_array_equal(result, -x)
