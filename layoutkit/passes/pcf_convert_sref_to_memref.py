@@ -146,6 +146,7 @@ def _convert_alloc(op: pcf.AllocOp) -> None:
     mtype = MemRefType(sref.element_type, sref.get_shape(), memory_space=space) if space is not None \
         else MemRefType(sref.element_type, sref.get_shape())
     alloc = memref.AllocOp(list(op.operands), [], mtype)
+    alloc.results[0].name_hint = op.result.name_hint
     op.parent_block().insert_op_before(alloc, op)
     _convert_uses(op.result, alloc.results[0])
     op.parent_block().erase_op(op)

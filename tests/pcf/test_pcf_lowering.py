@@ -363,3 +363,55 @@ func.func @rows(%x: memref<?x?xf32>, %out: memref<?x?xf32>) -> memref<?x?xf32> {
     (result,) = run_function(out, "rows", [x, dst])
     np.testing.assert_array_equal(dst, -x)
     np.testing.assert_array_equal(result, -x)
+
+
+FORALL = """
+func.func @f(%out: memref<?x?xf32>, %m: index, %n: index) {
+  scf.forall (%i, %j) = (1, 0) to (%m, %n) step (2, 3) {
+    scf.forall (%t) in (4) {
+      %f = arith.index_cast %i : index to i32
+      %g = arith.index_cast %j : index to i32
+      %c100 = arith.constant 100 : i32
+      %h = arith.muli %f, %c100 : i32
+      %k = arith.addi %h, %g : i32
+      %x = arith.sitofp %k : i32 to f32
+      %c0 = arith.constant 0 : index
+      %is0 = arith.cmpi eq, %t, %c0 : index
+      scf.if %is0 {
+        memref.store %x, %out[%i, %j] : memref<?x?xf32>
+      }
+    } {mapping = [#gpu.thread<x>]}
+  } {mapping = [MAPPING]}
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("mapping", ["#iree_codegen.workgroup_mapping<y>, #iree_codegen.workgroup_mapping<x>",
+                                     "#gpu.block<y>, #gpu.block<x>"])
+@pytest.mark.parametrize(("m", "n"), [(7, 8), (1, 5), (0, 3), (2, 1), (12, 13)])
+def test_workgroup_forall_through_pcf_runs_every_iteration(mapping, m, n):
+    module = compile_module(parse_module(FORALL.replace("MAPPING", mapping)), "pcf-to-gpu",
+                            workgroup_size="4", subgroup_size="4")
+    out_text = print_ir(module)
+    assert "pcf." not in out_text
+    out = np.full((max(m, 1), max(n, 1)), np.nan, np.float32)
+    run_function(out_text, "f", [out, m, n])
+    expected = np.full_like(out, np.nan)
+    i, j = np.meshgrid(np.arange(1, m, 2), np.arange(0, n, 3), indexing="ij")
+    expected[i, j] = 100 * i + j
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_forall_with_shared_outs_is_a_layout_error():
+    text = """
+func.func @g(%init: tensor<8xf32>) -> tensor<8xf32> {
+  %r = scf.forall (%i) in (2) shared_outs(%o = %init) -> (tensor<8xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r : tensor<8xf32>
+}
+"""
+    with pytest.raises(LayoutError, match="convert-forall-to-pcf: an scf.forall with shared_outs"):
+        compile_module(parse_module(text), "pcf-to-gpu")

@@ -28,3 +28,17 @@ func.func @copy(%src: memref<8x8xf32>, %dst: memref<8x8xf32>) -> memref<8x8xf32>
   }
   return %r#1 : memref<8x8xf32>
 }
+
+// A subgroup-scope alloc lives in workgroup memory.
+// CHECK-LABEL: func.func @scratch(%n: index)
+// CHECK:         %a = memref.alloc(%n) : memref<?x8xf32, #gpu.address_space<workgroup>>
+// CHECK:         vector.transfer_write %v, %a[%sg, %{{.*}}] : vector<1x8xf32>, memref<?x8xf32, #gpu.address_space<workgroup>>
+func.func @scratch(%n: index) {
+  pcf.generic scope(#iree_gpu.subgroup_scope) execute[%sg: index, %nsg: index] {
+    %a = pcf.alloc(%n) : !pcf.sref<?x8xf32, #iree_gpu.subgroup_scope>
+    %v = arith.constant dense<1.0> : vector<1x8xf32>
+    pcf.write_slice %v into %a[%sg, 0] [1, 8] [1, 1] : vector<1x8xf32> into !pcf.sref<?x8xf32, #iree_gpu.subgroup_scope>
+    pcf.return
+  }
+  return
+}
