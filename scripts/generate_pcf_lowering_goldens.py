@@ -3,6 +3,8 @@
 Not run by CI. Needs ``pip install iree-base-compiler==3.13.0`` (in its own virtualenv).
 For each example, writes to ``tests/pcf/goldens/lowering/``:
 
+- ``<name>.resolve_tokens.mlir``: ``iree-opt --iree-pcf-resolve-tokens`` (compared with
+  layoutkit's ``pcf-resolve-tokens`` by the tests);
 - ``<name>.sref_to_memref.mlir``: ``iree-opt --iree-pcf-convert-sref-to-memref`` (the tests
   lower it further with layoutkit's ``pcf-lower-structural`` and run it against numpy);
 - ``<name>.lower_structural.mlir``: that followed by ``--iree-pcf-lower-structural-pcf``
@@ -25,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "pcf"
 GOLDENS = ROOT / "tests" / "pcf" / "goldens" / "lowering"
 STAGES = {
+    "resolve_tokens": ["--iree-pcf-resolve-tokens"],
     "sref_to_memref": ["--iree-pcf-convert-sref-to-memref"],
     "lower_structural": ["--iree-pcf-convert-sref-to-memref", "--iree-pcf-lower-structural-pcf"],
 }

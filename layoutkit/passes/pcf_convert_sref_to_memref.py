@@ -122,10 +122,12 @@ def _convert_uses(sref_value, buffer) -> None:
 def _rebuild(op) -> None:
     """``op`` without its (now unused) sref arguments, inits and results."""
     block = op.region.blocks.first
+    synced = op.sync_on_return.value.data or any(a.type.syncs_on_return for a in op.ref_args)
     for arg in list(op.ref_args):
         block.erase_arg(arg)
+    # a sync(S) sref fences at the scope's return: the op keeps that as ``sync true``
     props = {"scope": op.scope, "is_tied": DenseArrayBase.from_list(i1, []),
-             "sync_on_return": op.sync_on_return}
+             "sync_on_return": BoolAttr.from_bool(bool(synced))}
     regions = [op.region.clone()]
     if isinstance(op, pcf.LoopOp):
         operands = [list(op.count), [], []]

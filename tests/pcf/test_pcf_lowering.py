@@ -415,3 +415,56 @@ func.func @g(%init: tensor<8xf32>) -> tensor<8xf32> {
 """
     with pytest.raises(LayoutError, match="convert-forall-to-pcf: an scf.forall with shared_outs"):
         compile_module(parse_module(text), "pcf-to-gpu")
+
+
+def _syncs(module) -> list:
+    """Each pcf op's sync flag and sref argument types, comparable across IREE's print and ours."""
+    from layoutkit.ir.dialects import pcf
+
+    return [(op.name, op.sync_on_return.value.data, [str(a.type) for a in op.ref_args])
+            for op in module.walk() if isinstance(op, (pcf.LoopOp, pcf.GenericOp))]
+
+
+@pytest.mark.parametrize("name", ["tiled_scale", "matmul"])
+def test_resolve_tokens_matches_iree(name):
+    iree = parse_module((IREE_GOLDENS / f"{name}.resolve_tokens.mlir").read_text())
+    ours = parse_module((ROOT / "examples" / "pcf" / f"{name}.mlir").read_text())
+    before = _syncs(ours)
+    PassPipeline(parse_pass_pipeline("pcf-resolve-tokens"), lambda *a: None).apply(make_context(), ours)
+    assert _syncs(ours) == _syncs(iree) != before
+
+
+def test_a_synced_subgroup_sref_fences_with_a_barrier_in_either_order():
+    """sync(#iree_gpu.subgroup_scope) on a generic's sref is a fence at its return: a
+    gpu.barrier, whether pcf-resolve-tokens runs first or pcf-convert-sref-to-memref meets it."""
+    text = """
+func.func @f(%buf: memref<64xf32>, %n: index) -> memref<64xf32> {
+  pcf.loop scope(#iree_codegen.workgroup_scope) count(%n) execute[%i: index] {
+    %r = pcf.generic scope(#iree_gpu.subgroup_scope) execute(%ref = %buf)[%sg: index, %nsg: index]
+         : (!pcf.sref<64xf32, sync(#iree_gpu.subgroup_scope)>) -> (memref<64xf32>) {
+      %v = arith.constant dense<1.0> : vector<1xf32>
+      pcf.write_slice %v into %ref[%sg] [1] [1] : vector<1xf32> into !pcf.sref<64xf32, sync(#iree_gpu.subgroup_scope)>
+      pcf.return
+    }
+    pcf.return
+  }
+  return %buf : memref<64xf32>
+}
+"""
+    with_tokens = print_ir(compile_module(parse_module(text), "pcf-to-gpu", workgroup_size="8", subgroup_size="4"))
+    assert with_tokens.count("gpu.barrier") == 1
+    assert lower(text, "workgroup-size=8 subgroup-size=4").count("gpu.barrier") == 1  # no pcf-resolve-tokens
+
+
+def test_token_sync_scopes_are_layout_errors():
+    text = """
+func.func @f(%buf: memref<4xf32>, %n: index) {
+  pcf.loop scope(#iree_codegen.workgroup_scope) count(%n) execute(%ref = %buf)[%i: index]
+       : (!pcf.sref<4xf32, #iree_codegen.workgroup_scope, i32>) -> (memref<4xf32>) {
+    pcf.return
+  }
+  return
+}
+"""
+    with pytest.raises(LayoutError, match="pcf-resolve-tokens: pcf.loop: sync scope i32 of"):
+        compile_module(parse_module(text), "pcf-to-gpu")
