@@ -468,3 +468,13 @@ func.func @f(%buf: memref<4xf32>, %n: index) {
 """
     with pytest.raises(LayoutError, match="pcf-resolve-tokens: pcf.loop: sync scope i32 of"):
         compile_module(parse_module(text), "pcf-to-gpu")
+
+
+def test_subgroup_size_needs_a_pipeline_with_pcf_lower_structural():
+    from layoutkit.pipelines.compile import pipeline_with_options
+
+    assert pipeline_with_options("pcf-to-gpu", workgroup_size="128", subgroup_size="32").split(",")[3] == \
+        "pcf-lower-structural{workgroup-size=128 subgroup-size=32}"
+    with pytest.raises(LayoutError, match="--subgroup-size: pipeline 'tile-and-distribute' has no "
+                                          "pcf-lower-structural pass"):
+        pipeline_with_options("tile-and-distribute", subgroup_size="32")
