@@ -231,6 +231,7 @@ def distribute_copy(op, counts: list[int]):
     from xdsl.dialects import vector
     from xdsl.dialects.builtin import VectorType
 
+    from layoutkit.ir.dialects.upstream.arith import CmpiOp
     from layoutkit.passes.workgroup_copy import CopyPlan, linear_thread_id, vector_width
 
     source, target = op.inputs[0], op.outputs[0]
@@ -245,7 +246,7 @@ def distribute_copy(op, counts: list[int]):
     element = plan.element_map()
     coords = [emit.add(affine.ApplyOp([body.args[0]], AffineMapAttr(AffineMap(1, 0, (r,)))))
               for r in element.results]
-    checks = [emit.add(arith.CmpiOp(c, emit.index(e), "ult")) for c, e in zip(coords, extents)
+    checks = [emit.add(CmpiOp(c, emit.index(e), "ult")) for c, e in zip(coords, extents)
               if not isinstance(e, int)]
     inner = body
     if checks:

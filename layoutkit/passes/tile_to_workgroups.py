@@ -81,6 +81,7 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
     reduction = [d for d, kind in enumerate(kinds) if kind == "reduction"]
     for d, t in zip(reduction, tile_sizes[len(parallel):]):
         if t and t < sizes[d]:
+            tiles[d] = t
             block = _reduction_loop(block, d, t, sizes[d], offset, extent)
     new_operands = []
     maps = [m.data for m in op.get_indexing_maps()]
@@ -95,7 +96,7 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
             if d in offset:
                 offsets.append(offset[d])
                 tile_shape.append(extent[d])
-            elif _uses(expr, tiled, amap.num_dims):
+            elif _uses(expr, list(offset), amap.num_dims):
                 start, size = _window(block, expr, amap.num_dims, offset, tiles, sizes, shape[dim], op.name)
                 offsets.append(start)
                 tile_shape.append(size)
