@@ -5,7 +5,9 @@
 ``tile-sizes`` gives one size per parallel loop, outermost first (0 or missing: not
 tiled); at most 3 loops are tiled, the innermost tiled loop on ``#gpu.block<x>``. Sizes
 after the parallel loops' tile the reduction loops (a matmul's ``8,8,4``: K in steps of 4)
-by an ``scf.for`` inside the block tile, each step the op on its K slice. A loop
+by an ``scf.for`` inside the block tile, each step the op on its K slice. Without
+``tile-sizes`` the cost model of :mod:`layoutkit.passes.tile_config` picks them, and an
+all-parallel op is left untiled (it runs over the global id). A loop
 whose size the tile does not divide gets partial tiles: the tile's size is
 ``affine.min affine_map<(d0) -> (8, 30 - d0)>(%i)`` (8, or what is left of 30). Example
 (the matmul's loops d0 < 32, d1 < 16, tiles 8x8: a 4x2 grid of blocks)::
@@ -50,6 +52,7 @@ from layoutkit.passes.linalg_structure import (
     operands,
     static_shape,
 )
+from layoutkit.passes.tile_config import default_tile_sizes
 
 
 def _row_major_strides(shape) -> list[int]:
@@ -200,7 +203,7 @@ class TileToWorkgroupsPass(ModulePass):
     """Tile structured linalg ops on buffers into an scf.forall over blocks (affine.min tails)."""
 
     name = "tile-to-workgroups"
-    tile_sizes: tuple[int, ...] = (8, 8)
+    tile_sizes: tuple[int, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(t, bool) or t < 0 for t in self.tile_sizes):
@@ -212,6 +215,9 @@ class TileToWorkgroupsPass(ModulePass):
                 if is_structured(inner):
                     if any(not isinstance(v.type, MemRefType) for v in inner.outputs):
                         raise LayoutError(f"tile-to-workgroups: {inner.name} works on tensors; run bufferize first")
-                    forall = tile_op(inner, self.tile_sizes)
+                    sizes = self.tile_sizes or default_tile_sizes(inner)
+                    if sizes is None:
+                        continue  # all parallel: over the global id (distribute-to-threads)
+                    forall = tile_op(inner, sizes)
                     function.body.blocks[0].insert_op_before(forall, inner)
                     function.body.blocks[0].erase_op(inner)
