@@ -124,6 +124,17 @@ class _Emitter:
             indices.append(index)
         return base, indices
 
+    def loop_index(self, op, maps, ivs: list, d: int) -> SSAValue:
+        """``linalg.index d`` of ``op`` on a tile: the tile's offset in loop ``d`` (the offset
+        of an operand dimension indexed by ``d`` alone; 0 for an untiled loop) plus the
+        tile-local loop variable. Example: rows tiled by 8, the tile at ``%tile0``, a
+        thread's row ``%i`` of the tile: ``linalg.index 0`` is ``%tile0 + %i``."""
+        for value, amap in zip([*op.inputs, *op.outputs], maps):
+            for expr, offset in zip(amap.results, _base_and_offsets(value)[1]):
+                if isinstance(expr, AffineDimExpr) and expr.position == d:
+                    return ivs[d] if offset == 0 else self.add(arith.AddiOp(self.index(offset), ivs[d]))
+        return ivs[d]
+
     def load(self, value, amap, ivs):
         if not isinstance(value.type, MemRefType):
             return value
@@ -183,7 +194,7 @@ def _compute(emit: _Emitter, op, maps, sizes, ivs: list) -> None:
         if isinstance(inner, linalg_ops.YieldOp):
             results = [mapper.get(v, v) for v in inner.operands]
         elif isinstance(inner, linalg_ops.IndexOp):
-            raise LayoutError(f"distribute-to-threads: linalg.index in {op.name} is not supported yet")
+            mapper[inner.result] = emit.loop_index(op, maps, ivs, inner.dim.value.data)
         else:
             emit.add(inner.clone(value_mapper=mapper))
     for loop_op, parent in reversed(closing):

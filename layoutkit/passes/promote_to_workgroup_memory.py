@@ -36,6 +36,7 @@ from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.passes import ModulePass
 
 from layoutkit.analysis import shared_wavefronts
+from layoutkit.core.indices import unravel
 from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects.upstream import gpu
 from layoutkit.ir.dialects.upstream.scf import ForallOp
@@ -92,7 +93,7 @@ def read_coordinates(op, position: int, counts: dict[int, int]) -> np.ndarray:
     amap = op.get_indexing_maps().data[position].data
     threads = math.prod(counts.values())
     ivs = [np.zeros(threads, np.int64) for _ in range(amap.num_dims)]
-    ids = np.unravel_index(np.arange(threads), list(counts.values()))
+    ids = unravel(np.arange(threads), list(counts.values()))
     for d, t in zip(counts, ids):
         ivs[d] = t.astype(np.int64)
     coords = amap.eval(ivs, [])

@@ -108,8 +108,11 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
                 tile_shape.append(shape[dim])
         static_offsets = [DYNAMIC_INDEX if not isinstance(o, int) else o for o in offsets]
         static_sizes = [DYNAMIC_INDEX if not isinstance(s, int) else s for s in tile_shape]
-        result_type = MemRefType(value.type.element_type, static_sizes,
-                                 StridedLayoutAttr(_row_major_strides(shape), NoneAttr()))
+        strides = _row_major_strides(shape)
+        # MLIR infers a static offset when every offset is static (the whole of an untiled operand)
+        known = (sum(o * s for o, s in zip(offsets, strides)) if all(isinstance(o, int) for o in offsets)
+                 else NoneAttr())
+        result_type = MemRefType(value.type.element_type, static_sizes, StridedLayoutAttr(strides, known))
         view = memref.SubviewOp(value, [o for o in offsets if not isinstance(o, int)],
                                 [s for s in tile_shape if not isinstance(s, int)], [],
                                 DenseArrayBase.from_list(i64, static_offsets),
