@@ -2,7 +2,7 @@
 // as current MLIR writes them (the named linalg.add / linalg.mul are gone upstream).
 // linalg-fuse-elementwise makes it one linalg.generic: one kernel, no temporary buffer.
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @dispatch(%x: tensor<10x15xf32>, %y: tensor<10x15xf32>, %v: tensor<15xf32>) -> tensor<10x15xf32> {
+func.func @add_broadcast_multiply(%x: tensor<10x15xf32>, %y: tensor<10x15xf32>, %v: tensor<15xf32>) -> tensor<10x15xf32> {
   %e0 = tensor.empty() : tensor<10x15xf32>
   %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%x, %y : tensor<10x15xf32>, tensor<10x15xf32>) outs(%e0 : tensor<10x15xf32>) {

@@ -63,7 +63,7 @@ def test_seed_dispatch_example_in_current_mlir_is_one_kernel():
     assert out.count("gpu.launch_func") == 1
     rng = np.random.default_rng(7)
     x, y, v = rand(rng, 10, 15), rand(rng, 10, 15), rand(rng, 15)
-    (r,) = run_function(out, "dispatch", [x, y, v])
+    (r,) = run_function(out, "add_broadcast_multiply", [x, y, v])
     np.testing.assert_allclose(r, (x + y) * v[None, :], rtol=1e-6)
 
 
