@@ -52,6 +52,14 @@ def loop_sizes(op, size_of: Callable[[SSAValue, int], object]) -> list:
     return sizes
 
 
+def reused_by_threads(amap, spread: list[int]) -> bool:
+    """Whether threads spread over loops ``spread`` share the elements an operand read
+    through ``amap`` (its map ignores one of them): a matmul's A ``(d0, d2)`` is read alike
+    by every thread along d1; an elementwise input ``(d0, d1)`` by one thread each."""
+    zero = amap.eval([0] * amap.num_dims, [])
+    return any(amap.eval([int(i == d) for i in range(amap.num_dims)], []) == zero for d in spread)
+
+
 def static_shape(value: SSAValue, what: str) -> tuple[int, ...]:
     """The static shape of a shaped ``value`` (LayoutError for a dynamic one)."""
     type_ = value.type
