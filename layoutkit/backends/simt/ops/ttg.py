@@ -311,9 +311,13 @@ def async_copy(m, op, mask) -> None:
         values = np.where(active, values, other)
     locations, dist = _locations(m, op, desc, src_type)
     check_pending(m, op, desc, locations, "overwrites", dist.coords)
-    writes = np.broadcast_to(mask.reshape(m.chunk.blocks, -1, 1), locations.shape)
     values = np.broadcast_to(values.reshape(m.chunk.blocks, -1, dist.registers), locations.shape)
-    _async(m).issue(Copy(op, desc.allocation, locations[writes], values[writes]))
+    if m.full:  # every thread writes: no selection
+        written = (locations.reshape(-1), np.ascontiguousarray(values).reshape(-1))
+    else:
+        writes = np.broadcast_to(mask.reshape(m.chunk.blocks, -1, 1), locations.shape)
+        written = (locations[writes], values[writes])
+    _async(m).issue(Copy(op, desc.allocation, *written))
     m.env[op.token] = _TOKEN
 
 
