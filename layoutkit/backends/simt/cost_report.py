@@ -141,6 +141,8 @@ class Recorder:
             return dot_instructions(cost, self.num_warps, m.geometry.warp_size)
         if name in _FREE or name.startswith("scf."):
             return {}
+        if name in ("tt.reduce", "tt.scan"):
+            return reduction_instructions(m, op)
         result = op.results[0].type if op.results else None
         if isinstance(result, TensorType) and getattr(result, "encoding", None) is not None:
             return {"alu": m.distribution(op, result).registers}
@@ -240,6 +242,35 @@ class Recorder:
         return RunReport(kernel, tuple(rows), seconds)
 
 
+def reduction_instructions(m, op) -> dict[str, int]:
+    """Per thread instructions of a ``tt.reduce``/``tt.scan`` as Triton lowers it: combines
+    inside the thread (one per operand register), then one butterfly ``shfl`` round per lane
+    bit that moves along the axis, then, when warps split the axis, one exchange through
+    shared memory (``st.shared``, ``bar.sync``, ``ld.shared``), each per result register.
+    Example: 4x256 f32 in #blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32],
+    warpsPerCTA = [4, 1]}> reduced along axis 1: 8 combines, 5 shuffle rounds, no shared."""
+    source = op.operands[0].type
+    dist = m.distribution(op, source)
+    axis = int(getattr(op.axis, "value", op.axis).data)
+    coords = dist.coords  # (slots, registers, rank)
+    lanes, slots = m.geometry.warp_size, coords.shape[0]
+    moves = [bit for bit in _bits(slots) if (coords[bit, 0, axis] != coords[0, 0, axis])]
+    lane_rounds = sum(1 for bit in moves if bit < lanes)
+    across_warps = any(bit >= lanes for bit in moves)
+    result = op.results[0].type
+    held = m.distribution(op, result).registers if isinstance(result, TensorType) else 1
+    counts = {"alu": dist.registers}
+    if lane_rounds:
+        counts["shfl"] = lane_rounds * held
+    if across_warps:
+        counts.update({"st.shared": held, "bar.sync": 1, "ld.shared": held})
+    return counts
+
+
+def _bits(n: int) -> list[int]:
+    return [1 << k for k in range(max(0, n.bit_length() - 1))]
+
+
 def dot_instructions(cost: dict, num_warps: int, warp_size: int) -> dict[str, int]:
     """Per thread instructions of a dot of ``cost`` (analyze's row): tensor-core instructions
     over the warps that share them (``wgmma``: warp groups of 4), or one ``fma`` per
@@ -326,13 +357,18 @@ class RunReport:
                                "transactions": self.transactions(r)} for r in self.hot_spots(top)]}
 
     def text(self, top: int = 5) -> str:
-        out = [f"cost report of @{self.kernel} (measured; per op: executions = block-runs, thread-instructions by kind)"]
+        out = [f"cost report of @{self.kernel} (measured over the run; xN: block-executions; "
+               f"thread-instructions by kind)"]
+        quiet = [r for r in self.rows if not self._cost_text(r) and set(r["thread_instructions"]) <= {"alu"}]
         for r in self.rows:
+            if any(r is q for q in quiet):
+                continue
             cost = self._cost_text(r)
             kinds = ", ".join(f"{v} {k}" for k, v in r["thread_instructions"].items())
-            if not cost and not kinds:
-                continue
             out.append(f"  {_where(r):<24} {r['op']:<32} x{r['executions']:<6} {kinds}{'; ' + cost if cost else ''}")
+        if quiet:
+            alu = sum(r["thread_instructions"].get("alu", 0) for r in quiet)
+            out.append(f"  ({len(quiet)} more ops of plain arithmetic: {alu} alu thread-instructions; --json lists them)")
         t = self.totals
         out.append("  totals: " + ", ".join(f"{v} {k}" for k, v in t["thread_instructions"].items()))
         g, s, c = t["global"], t["shared"], t["convert_layout"]
