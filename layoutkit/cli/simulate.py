@@ -15,6 +15,9 @@ to ``DIR/result0.npy``, ``DIR/result1.npy``, ... (scalars as 0-d arrays)::
 
     layoutkit simulate pipeline.mlir --function main --arg x=x.npy --arg alpha=0.5 --out res/
 
+Given the source program instead (``linalg`` on tensors), ``--function`` compiles it with
+the default pipeline (``tile-and-distribute``, as ``layoutkit compile``) first.
+
 A Triton kernel (a ``tt.func`` of TTGIR) runs with ``--kernel`` and ``--grid`` alone: its
 block is the module's ``ttg.num-warps`` x ``ttg.threads-per-warp``, and a pointer argument is
 a ``.npy`` array of the pointee's dtype::
@@ -183,6 +186,11 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
     out_path = prepare_out_dir(out_dir) if out_dir is not None else None
     arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}
     if function is not None:
+        from layoutkit.pipelines.compile import DEFAULT_PIPELINE, compile_module, needs_compiling
+
+        if needs_compiling(module):  # a linalg source program: compile it first
+            compile_module(module)
+            click.echo(f"compiled {file} with the {DEFAULT_PIPELINE} pipeline")
         reports: list = []
         results = run_function(module, function, args, warp_size=warp_size, max_steps=max_steps,
                                reports=reports)

@@ -230,6 +230,26 @@ def solve_descent(problem: AssignmentProblem, max_rounds: int = 100) -> Solution
     return Solution(tuple(choice), problem.cost(choice), "descent")
 
 
+def _quiet_highs(highspy):
+    """A silent ``highspy.Highs()``: its first construction prints a banner from C on file
+    descriptor 1 (the CLI's stdout), so that descriptor points at /dev/null meanwhile."""
+    import os
+    import sys
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+    return h
+
+
 def solve_ilp(problem: AssignmentProblem) -> Solution:
     """The exact optimum with HiGHS (an error naming the ``solver`` extra without highspy)."""
     try:
@@ -257,8 +277,7 @@ def solve_ilp(problem: AssignmentProblem) -> Solution:
             rows.append(([base + a * kv + b for b in range(kv)] + [offsets[u] + a], [1.0] * kv + [-1.0], 0.0, 0.0))
         for b in range(kv):  # sum_a y[a, b] = x[v, b]
             rows.append(([base + a * kv + b for a in range(ku)] + [offsets[v] + b], [1.0] * ku + [-1.0], 0.0, 0.0))
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _quiet_highs(highspy)
     h.setOptionValue("time_limit", 30.0)
     inf = highspy.kHighsInf
     n = len(costs)

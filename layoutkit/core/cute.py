@@ -192,6 +192,28 @@ class Layout:
     shape: IntTuple
     stride: IntTuple = None  # type: ignore[assignment]
 
+    def __init__(self, shape: IntTuple, stride: IntTuple = None) -> None:  # type: ignore[assignment]
+        """Written out (the dataclass keeps it) so that the common call -- flat tuples of plain
+        ints -- is checked inline: positive extents, every leaf, the size and the offset span
+        below 2**62. Anything else goes through :meth:`__post_init__`'s general checks."""
+        fields = self.__dict__
+        fields["shape"] = shape
+        fields["stride"] = stride
+        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride) and shape:
+            size, span = 1, 0
+            for s, d in zip(shape, stride):
+                if s.__class__ is not int or d.__class__ is not int or not 0 < s < _INT64_LIMIT or not (
+                        -_INT64_LIMIT < d < _INT64_LIMIT):
+                    break
+                size *= s
+                span += (s - 1) * (d if d > 0 else -d)
+            else:
+                if size < _INT64_LIMIT and span < _INT64_LIMIT:
+                    fields["flat_shape"] = shape
+                    fields["flat_stride"] = stride
+                    return
+        self.__post_init__()
+
     def __post_init__(self) -> None:
         if self.stride is not None:
             leaves = _plain_pair(self.shape, self.stride, 0)

@@ -3,7 +3,9 @@
 ``memref.subview`` tiles inside.
 
 ``tile-sizes`` gives one size per parallel loop, outermost first (0 or missing: not
-tiled); at most 3 loops are tiled, the innermost tiled loop on ``#gpu.block<x>``. A loop
+tiled); at most 3 loops are tiled, the innermost tiled loop on ``#gpu.block<x>``. Sizes
+after the parallel loops' tile the reduction loops (a matmul's ``8,8,4``: K in steps of 4)
+by an ``scf.for`` inside the block tile, each step the op on its K slice. A loop
 whose size the tile does not divide gets partial tiles: the tile's size is
 ``affine.min affine_map<(d0) -> (8, 30 - d0)>(%i)`` (8, or what is left of 30). Example
 (the matmul's loops d0 < 32, d1 < 16, tiles 8x8: a 4x2 grid of blocks)::
@@ -20,12 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     DenseArrayBase,
     IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -73,14 +76,12 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
     offset = dict(zip(tiled, block.args))
     extent: dict = {}
     for d in tiled:
-        if sizes[d] % tiles[d] == 0:
-            extent[d] = tiles[d]
-        else:
-            amap = AffineMap(1, 0, (AffineMap.constant_map(tiles[d]).results[0],
-                                    AffineMap.constant_map(sizes[d]).results[0] - AffineDimExpr(0)))
-            least = affine.MinOp([offset[d]], AffineMapAttr(amap))
-            block.add_op(least)
-            extent[d] = least.results[0]
+        extent[d] = _tile_extent(block, offset[d], tiles[d], sizes[d])
+    forall_block = block
+    reduction = [d for d, kind in enumerate(kinds) if kind == "reduction"]
+    for d, t in zip(reduction, tile_sizes[len(parallel):]):
+        if t and t < sizes[d]:
+            block = _reduction_loop(block, d, t, sizes[d], offset, extent)
     new_operands = []
     maps = [m.data for m in op.get_indexing_maps()]
     for value, amap in zip(operands(op), maps):
@@ -103,8 +104,11 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
                 tile_shape.append(shape[dim])
         static_offsets = [DYNAMIC_INDEX if not isinstance(o, int) else o for o in offsets]
         static_sizes = [DYNAMIC_INDEX if not isinstance(s, int) else s for s in tile_shape]
-        result_type = MemRefType(value.type.element_type, static_sizes,
-                                 StridedLayoutAttr(_row_major_strides(shape), NoneAttr()))
+        strides = _row_major_strides(shape)
+        # MLIR infers a static offset when every offset is static (the whole of an untiled operand)
+        known = (sum(o * s for o, s in zip(offsets, strides)) if all(isinstance(o, int) for o in offsets)
+                 else NoneAttr())
+        result_type = MemRefType(value.type.element_type, static_sizes, StridedLayoutAttr(strides, known))
         view = memref.SubviewOp(value, [o for o in offsets if not isinstance(o, int)],
                                 [s for s in tile_shape if not isinstance(s, int)], [],
                                 DenseArrayBase.from_list(i64, static_offsets),
@@ -115,8 +119,34 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
     tile = type(op).create(operands=new_operands, result_types=[], properties=dict(op.properties),
                            attributes=dict(op.attributes), regions=[r.clone() for r in op.regions])
     block.add_op(tile)
+    if block is not forall_block:
+        block.add_op(scf.YieldOp())
     return make_forall([sizes[d] for d in tiled], [tiles[d] for d in tiled],
-                       gpu_mapping("block", len(tiled)), block)
+                       gpu_mapping("block", len(tiled)), forall_block)
+
+
+def _tile_extent(block: Block, start, tile: int, size: int):
+    """The extent of the tile at ``start``: ``tile``, or ``affine.min (tile, size - start)``
+    when ``tile`` does not divide ``size``."""
+    if size % tile == 0:
+        return tile
+    amap = AffineMap(1, 0, (AffineMap.constant_map(tile).results[0],
+                            AffineMap.constant_map(size).results[0] - AffineDimExpr(0)))
+    least = affine.MinOp([start], AffineMapAttr(amap))
+    block.add_op(least)
+    return least.results[0]
+
+
+def _reduction_loop(block: Block, d: int, tile: int, size: int, offset: dict, extent: dict) -> Block:
+    """Open ``scf.for %k = 0 to size step tile`` over reduction loop ``d`` in ``block``; its body."""
+    bounds = [arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (0, size, tile)]
+    block.add_ops(bounds)
+    body = Block(arg_types=[IndexType()])
+    body.args[0].name_hint = f"tile{d}"
+    block.add_op(scf.ForOp(*(b.result for b in bounds), [], body))
+    offset[d] = body.args[0]
+    extent[d] = _tile_extent(body, body.args[0], tile, size)
+    return body
 
 
 def _eval(expr, num_dims: int, point) -> int:

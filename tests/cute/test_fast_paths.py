@@ -60,6 +60,30 @@ def test_construction_fast_path_still_refuses(shape, stride):
         Layout(shape, stride)
 
 
+@pytest.mark.parametrize("shape, stride", [((1, 2), (1 << 62, 1)), ((2, 2), (1, -(1 << 62))),
+                                           ((1 << 31, 1 << 31), (1, 1 << 31)), ((2, 1.0), (1, 2)),
+                                           ((2, 3), (1, np.float64(2))), ((2, -3), (1, 2))])
+def test_inline_flat_check_refuses_what_the_general_check_refuses(shape, stride):
+    """The public constructor checks flat int tuples inline; each case must still be refused,
+    as the general path refuses it (leaves, the size and the offset span below 2**62)."""
+    for args in ((shape, stride), (list(shape), list(stride))):
+        with pytest.raises(LayoutError):
+            Layout(*args)
+
+
+@given(st.lists(st.tuples(st.integers(1, 1 << 40), st.integers(-(1 << 40), 1 << 40)), min_size=1, max_size=4))
+@settings(SETTINGS)
+def test_inline_flat_check_agrees_with_the_general_check(modes):
+    shape, stride = tuple(s for s, _ in modes), tuple(d for _, d in modes)
+    outcomes = []
+    for args in ((shape, stride), (as_lists(shape), as_lists(stride))):
+        try:
+            outcomes.append(str(Layout(*args)))
+        except LayoutError:
+            outcomes.append("refused")
+    assert outcomes[0] == outcomes[1]
+
+
 @st.composite
 def carry_free_pairs(draw):
     """``a`` with several modes and ``b`` whose modes (some overlapping or repeated) keep

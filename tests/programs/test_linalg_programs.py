@@ -45,6 +45,7 @@ PROGRAMS = {
     "conv2d": ([(1, 10, 10, 4), (3, 3, 4, 8)], _conv),
     "transpose": ([(20, 36)], lambda x: (x.T,)),
     "matmul_partial": ([(30, 7), (7, 13)], lambda a, b: (a @ b,)),
+    "tril": ([(20, 20)], lambda x: (np.tril(x),)),
 }
 
 # (program, tile sizes, workgroup size): the default configuration and a few others
@@ -58,6 +59,8 @@ CONFIGS = [(name, None, None) for name in PROGRAMS] + [
     ("transpose", "8,16", "8,4"),
     ("matmul_partial", "16,4", "2,4"),
     ("elementwise", "8,8", None),     # 10x15 in 8x8 tiles: partial in both loops
+    ("tril", "8,16", "4,4"),          # linalg.index: the tile's offset plus the thread's row/column
+    ("tril", "0,6", "6"),
 ]
 
 
@@ -93,3 +96,18 @@ def test_program_kernels_compile_with_nvrtc(name):
     result = compile_cuda(emit_cuda(module), "sm_90", compiler="nvrtc")
     launches = print_ir(module).count("gpu.launch_func")
     assert len(result.kernels) == launches, result.report()
+
+
+@pytest.mark.parametrize(("stride", "tiles"), [(2, None), (2, "0,3,2,8"), (3, "0,2,4,4")])
+def test_strided_convolution(stride, tiles):
+    """Input rows d1 * stride + d4: each tile's window starts at stride times its offset."""
+    text = (EXAMPLES / "conv2d.mlir").read_text().replace("strides = dense<1>", f"strides = dense<{stride}>")
+    out = (10 - 3) // stride + 1
+    text = text.replace("1x8x8x8xf32", f"1x{out}x{out}x8xf32")
+    rng = np.random.default_rng(stride)
+    x = rng.standard_normal((1, 10, 10, 4)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 4, 8)).astype(np.float32)
+    module = compile_module(parse_module(text), tile_sizes=tiles)
+    (got,) = run_function(module, "conv2d", [x, w])
+    (full,) = _conv(x.astype(np.float64), w.astype(np.float64))
+    np.testing.assert_allclose(got, full[:, ::stride, ::stride, :], rtol=1e-4, atol=1e-4)

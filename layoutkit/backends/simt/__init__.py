@@ -42,6 +42,7 @@ class SimulationReport:
     seconds: float
     shared_wavefronts: dict[str, tuple[int, int]] | None = None
     report: RunReport | None = None  # a TTGIR run's measured cost per op (``report=True``)
+    global_sectors: dict[str, tuple[int, int]] | None = None
 
     @property
     def bank_conflicts(self) -> int | None:
@@ -59,7 +60,7 @@ class SimulationReport:
 def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (),
              warp_size: int = 32, bank_conflicts: bool = False,
              max_steps: int = DEFAULT_MAX_STEPS, race_check: bool = True,
-             report: bool = False) -> SimulationReport:
+             report: bool = False, global_sectors: bool = False) -> SimulationReport:
     """Run ``kernel`` of ``module`` (a parsed module or MLIR text) on ``grid`` x ``block``.
 
     ``args`` maps argument names (the kernel's ``%name``) to numpy arrays (memref
@@ -73,6 +74,8 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     the shared-memory race and initialization checks (for speed runs of checked kernels).
     ``report=True`` (TTGIR kernels) measures the cost of every op as it runs: the result's
     ``report`` (:class:`~layoutkit.backends.simt.cost_report.RunReport`).
+    ``global_sectors=True`` counts, per global-memory load and store, the 32-byte sectors its
+    warps touched against the minimum for the bytes they moved (``report.global_sectors``).
 
     A Triton kernel (``tt.func``, TTGIR) runs the same way without ``block``: its block is
     ``ttg.num-warps`` x ``ttg.threads-per-warp`` threads, pointer arguments are numpy arrays
@@ -99,9 +102,11 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     func = find_kernel(module, kernel)
     geometry = Geometry(launch_dims("grid", grid), launch_dims("block", block), warp_size)
     values = bind_arguments(func, args)
-    stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps)
+    stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps,
+                  count_sectors=global_sectors)
     seconds = run_kernel(func, geometry, values, stats)
-    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats))
+    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
+                            _sectors(stats))
 
 
 def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:
@@ -109,6 +114,13 @@ def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:
     if stats.banks is None:
         return None
     return {_op_label(op): (w, ideal) for op, (w, ideal) in stats.banks.items()}
+
+
+def _sectors(stats: Stats) -> dict[str, tuple[int, int]] | None:
+    """Global sectors and their minimum per op label (None when not counted)."""
+    if stats.sectors is None:
+        return None
+    return {_op_label(op): (n, least) for op, (n, least) in stats.sectors.items()}
 
 
 def _op_label(op) -> str:

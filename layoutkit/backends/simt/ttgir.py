@@ -194,13 +194,13 @@ class TritonMachine(Machine):
         with block, thread and element."""
         which, offsets = self.decode(op, pointers)
         buffer = self.buffers[which]
-        itemsize = buffer.data.itemsize
+        itemsize = pointee_dtype(type_).itemsize  # a bitcast pointer reads its own type
         index = offsets >> (itemsize.bit_length() - 1) if itemsize & (itemsize - 1) == 0 else offsets // itemsize
-        everywhere = active.all()
-        if everywhere and int(offsets.min()) >= 0 and int(offsets.max()) < buffer.size * itemsize and (
+        size = buffer.data.nbytes // itemsize
+        if active.all() and int(offsets.min()) >= 0 and int(offsets.max()) < size * itemsize and (
                 itemsize == 1 or not (offsets & (itemsize - 1)).any()):
             return buffer, index  # every element active, in bounds and aligned: nothing to report
-        bad = ((offsets % itemsize != 0) | (index < 0) | (index >= buffer.size)) & active
+        bad = ((offsets % itemsize != 0) | (index < 0) | (index >= size)) & active
         if bad.any():
             where = np.argwhere(np.broadcast_to(bad, np.broadcast_shapes(bad.shape, active.shape)))[0]
             thread = int(where[0])
@@ -213,8 +213,21 @@ class TritonMachine(Machine):
             offset = int(np.broadcast_to(offsets, bad.shape)[tuple(where)])
             self.fail(op, f"address {offset} bytes from '{buffer.name}' is "
                           f"{'misaligned' if offset % itemsize else 'out of bounds'} "
-                          f"({buffer.size} elements of {itemsize} bytes){element}", thread)
+                          f"({size} elements of {itemsize} bytes){element}", thread)
         return buffer, np.where(active, index, 0)
+
+    def pointee_data(self, buffer: Buffer, type_: Attribute) -> np.ndarray:
+        """``buffer``'s elements as the pointee type of pointer type ``type_`` (a pointer
+        bitcast from ``!tt.ptr<f32>`` to ``!tt.ptr<i32>`` reads the same bytes as i32)."""
+        dtype = pointee_dtype(type_)
+        return buffer.data if buffer.data.dtype == dtype else buffer.data.view(dtype)
+
+
+def pointee_dtype(type_: Attribute) -> np.dtype:
+    """The numpy dtype of what a pointer (or tensor of pointers) type points to."""
+    from layoutkit.ir.dialects import tt
+
+    return element_dtype(tt.element_type(type_).pointee)
 
 
 def _gather_index(src: Distribution, dst: Distribution, source_of):

@@ -158,29 +158,28 @@ class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
         height = 1 if self.element_bit_width == 64 else 4
         tiles = (m * n) // (MFMA_WAVE * height)
         along, across, across_size = (m_index, n_index, n) if not self.is_transposed else (n_index, m_index, m)
-        tile = (
-            Draft.empty(rank)
-            .times_identity(height, "register", along)
-            .times_identity(across_size, "lane", across)
-            .times_identity(MFMA_WAVE // across_size, "lane", along)
-        )
+        steps = [
+            ("register", along, height, False),
+            ("lane", across, across_size, False),
+            ("lane", along, MFMA_WAVE // across_size, False),
+        ]
         if tiles > 0:
-            tile = tile.times_identity(tiles, "register", along)
-        tile = tile.with_dims((n_index, m_index))
+            steps.append(("register", along, tiles, False))
+        tile = Draft.empty(rank).times_steps(steps).with_dims((n_index, m_index))
         # N-contiguous tiles across the whole tensor (see Triton's comment)
         warps_m, warps_n = self.warps_per_cta[m_index], self.warps_per_cta[n_index]
         tiles_m, tiles_n = self.tiles_per_warp[m_index], self.tiles_per_warp[n_index]
         n_repeats = max(1, shape[n_index] // (n * warps_n * tiles_n))
-        tile = (
-            tile.times_identity(tiles_n, "register", n_index)
-            .times_identity(warps_n, "warp", n_index)
-            .times_identity(n_repeats, "register", n_index)
-            .times_identity(tiles_m, "register", m_index)
-            .times_identity(warps_m, "warp", m_index)
-        )
+        steps = [
+            ("register", n_index, tiles_n, False),
+            ("warp", n_index, warps_n, False),
+            ("register", n_index, n_repeats, False),
+            ("register", m_index, tiles_m, False),
+            ("warp", m_index, warps_m, False),
+        ]
         if rank == 3:
-            tile = tile.times_identity(self.warps_per_cta[0], "warp", 0)
-        return combine_cta_cga(tile, self.cga.bases, shape)
+            steps.append(("warp", 0, self.warps_per_cta[0], False))
+        return combine_cta_cga(tile.times_steps(steps), self.cga.bases, shape)
 
     # -- as a dot_op parent -------------------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
@@ -195,19 +194,19 @@ class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
         non_k = m if op_idx == 0 else n
         order = dot_operand_order(op_idx, rank)
         dim_k, dim_non_k = order[0], order[1]
-        tile = (
-            Draft.empty(rank)
-            .times_identity(k_width, "register", dim_k)
-            .times_identity(non_k, "lane", dim_non_k)
-            .times_identity(MFMA_WAVE // non_k, "lane", dim_k)
-        )
+        steps = [
+            ("register", dim_k, k_width, False),
+            ("lane", dim_non_k, non_k, False),
+            ("lane", dim_k, MFMA_WAVE // non_k, False),
+        ]
         k_tile = MFMA_WAVE // non_k * k_width
         if (m, n, op_idx) in ((64, 4, 0), (4, 64, 1)):
-            tile = tile.times_identity(16, "register", dim_k)
+            steps.append(("register", dim_k, 16, False))
             k_tile *= 16
         if shape[k_index] > k_tile:
-            tile = tile.times_identity(shape[k_index] // k_tile, "register", dim_k)
-        tile = tile.times_identity(self.tiles_per_warp[non_k_index], "register", dim_non_k).with_dims(order)
+            steps.append(("register", dim_k, shape[k_index] // k_tile, False))
+        steps.append(("register", dim_non_k, self.tiles_per_warp[non_k_index], False))
+        tile = Draft.empty(rank).times_steps(steps).with_dims(order)
         cta = tile * Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
         return combine_cta_cga(cta, cga.bases, shape)
 

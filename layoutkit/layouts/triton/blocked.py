@@ -102,7 +102,44 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
         """On a tensor smaller than the CTA tile, lanes and warps past it broadcast (zero
         bases) while registers past it are dropped (Triton 3.9): sizePerThread [4, 4] at
         4x2 keeps the register bases [[1, 0], [2, 0], [0, 1]]."""
+        if not self.cga.bases:
+            return self._one_cta_draft(shape)
         return combine_cta_cga(self.cta_tile(), self.cga.bases, shape, drop_registers=True)
+
+    def _one_cta_draft(self, shape: tuple[int, ...]) -> Draft:
+        """``draft`` of a one-CTA layout in one pass, what the draft algebra gives (tested
+        against it). Every basis moves along one dim, and along dim ``d`` the walk makes the
+        values 1, 2, 4, ... in turn: the register bits of ``sizePerThread[d]``, the lane
+        bits, the warp bits, then repetition registers while below ``shape[d]``; a value at
+        or past ``shape[d]`` is zeroed for lanes and warps and dropped for registers.
+        ``sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]``,
+        ``order = [1, 0]`` on 16x16: dim 1 gives registers 1, 2, lanes 4, 8 and 0 (16 is
+        past the tensor); dim 0 lanes 1, 2 and warps 4, 8."""
+        rank = len(shape)
+        zero = (0,) * rank
+        registers: list[tuple[int, ...]] = []
+        lanes: list[tuple[int, ...]] = []
+        warps: list[tuple[int, ...]] = []
+        repeats: list[tuple[int, ...]] = []
+        spt, tpw, wpc = self.size_per_thread, self.threads_per_warp, self.warps_per_cta
+        for dim in self.order:
+            limit, before, after = shape[dim], zero[:dim], zero[dim + 1:]
+            value = 1
+            for _ in range(spt[dim].bit_length() - 1):
+                if value < limit:
+                    registers.append((*before, value, *after))
+                value <<= 1
+            for _ in range(tpw[dim].bit_length() - 1):
+                lanes.append((*before, value, *after) if value < limit else zero)
+                value <<= 1
+            for _ in range(wpc[dim].bit_length() - 1):
+                warps.append((*before, value, *after) if value < limit else zero)
+                value <<= 1
+            while value < limit:
+                repeats.append((*before, value, *after))
+                value <<= 1
+        bases = {"register": tuple(registers + repeats), "lane": tuple(lanes), "warp": tuple(warps), "block": ()}
+        return Draft(rank, bases, range(rank), shape, True)
 
     # -- as a dot_op parent (FMA dots) ----------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
@@ -194,7 +231,9 @@ class SliceEncoding(DeclaredFields, DistributedEncoding):
         }
         bases["register"] = tuple(b for b in bases.get("register", ()) if any(b))
         dims = tuple(x - (x > d) for x in parent.dims if x != d)
-        return Draft(len(shape), bases, dims, tuple(shape))
+        # the parent's values lie below its sizes, at most the parent shape: so below ``shape``
+        proven = parent.proven and all(a <= b for a, b in zip(parent.sizes, parent_shape))
+        return Draft(len(shape), bases, dims, tuple(shape), proven)
 
 
 ENCODINGS = (BlockedEncoding, SliceEncoding)

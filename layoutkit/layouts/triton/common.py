@@ -34,6 +34,7 @@ from layoutkit.core.text import Attribute
 from layoutkit.errors import LayoutError, quote
 
 DISTRIBUTED_IN_DIMS = ("register", "lane", "warp", "block")
+_OUT_NAMES = tuple(f"dim{d}" for d in range(16))
 _MISSING = object()
 
 
@@ -269,16 +270,24 @@ class Draft:
     Example: ``Draft.identity(2, "register", 1, rank=2) * Draft.identity(4, "lane", 0, rank=2)``
     has ``bases == {"register": ((0, 1),), "lane": ((1, 0), (2, 0))}``, ``dims == (1, 0)``
     and ``sizes == (4, 2)``.
+
+    ``proven``: the bases are tuples of ``rank`` non-negative ints, each below its dim's size
+    in ``sizes`` -- true of every draft the operations below make from a proven draft (a walk
+    appends ``step << k`` below ``step * size``; a product scales ``other``'s values below
+    ``other``'s sizes by ``self``'s; an inferred size lies above every value), so
+    :meth:`build` skips its check of the values. A draft made from outside bases is not
+    proven unless its maker shows it (``from_bases`` checks them once).
     """
 
-    __slots__ = ("rank", "bases", "dims", "sizes")
+    __slots__ = ("rank", "bases", "dims", "sizes", "proven")
 
     def __init__(self, rank: int, bases: dict[str, tuple[tuple[int, ...], ...]], dims: Sequence[int],
-                 sizes: Sequence[int]):
+                 sizes: Sequence[int], proven: bool = False):
         self.rank = rank
         self.bases = bases
         self.dims = tuple(dims)
         self.sizes = tuple(sizes)
+        self.proven = proven
 
     def __repr__(self) -> str:
         return f"Draft(rank={self.rank}, bases={self.bases}, dims={self.dims}, sizes={self.sizes})"
@@ -286,7 +295,7 @@ class Draft:
     # -- constructors (Triton's identity1D / zeros1D / empty) -----------------------
     @classmethod
     def empty(cls, rank: int) -> Draft:
-        return cls(rank, {}, (), (1,) * rank)
+        return cls(rank, {}, (), (1,) * rank, True)
 
     @classmethod
     def identity(cls, size: int, in_dim: str, dim: int, *, rank: int) -> Draft:
@@ -303,7 +312,9 @@ class Draft:
         """``LinearLayout(bases, outDimNames)`` with sizes inferred from the bases; the
         bases are given per in-dim as full-rank tensor coordinates."""
         frozen = {k: tuple(tuple(int(x) for x in b) for b in v) for k, v in bases.items()}
-        return cls(rank, frozen, dims, _inferred_sizes(rank, frozen))
+        every = [b for v in frozen.values() for b in v]
+        proven = all(len(b) == rank and min(b, default=0) >= 0 for b in every)
+        return cls(rank, frozen, dims, _inferred_sizes(rank, frozen), proven)
 
     @classmethod
     def identity_nd(cls, in_dim: str, shape: Sequence[int], order: Sequence[int]) -> Draft:
@@ -341,7 +352,33 @@ class Draft:
                 dims.append(dim)
         bases = dict(self.bases)
         bases[in_dim] = bases.get(in_dim, ()) + tuple(new)
-        return Draft(rank, bases, dims, sizes)
+        # a size <= 0 appends nothing but would make a size that bounds nothing
+        return Draft(rank, bases, dims, sizes, self.proven and min(sizes) > 0)
+
+    def times_steps(self, steps: Iterable[tuple[str, int, int, bool]]) -> Draft:
+        """Several ``times_identity`` (``broadcast`` false) / ``times_zeros`` (true) in turn,
+        given as ``(in_dim, dim, size, broadcast)``, making one draft instead of one per
+        step: ``[("lane", 1, 4, False), ("lane", 0, 8, False)]`` on an empty rank-2 draft
+        appends the lane bases ``(0, 1), (0, 2), (1, 0), (2, 0), (4, 0)``."""
+        rank = self.rank
+        sizes = list(self.sizes)
+        dims = list(self.dims)
+        bases = self.bases.copy()
+        zero = (0,) * rank
+        for in_dim, dim, size, broadcast in steps:
+            if dim not in dims:
+                dims.append(dim)
+            if broadcast:
+                new: Any = (zero,) * log2(max(size, 1))
+            elif size > 1:
+                step = sizes[dim]
+                before, after = zero[:dim], zero[dim + 1:]
+                new = tuple([(*before, step << k, *after) for k in range((size - 1).bit_length())])
+                sizes[dim] = step * size
+            else:
+                new = ()
+            bases[in_dim] = bases[in_dim] + new if in_dim in bases else new
+        return Draft(rank, bases, dims, sizes, self.proven and min(sizes) > 0)
 
     def __mul__(self, other: Draft) -> Draft:
         """Triton's ``operator*``: in-dims and out-dims united; ``other``'s bases come after
@@ -355,25 +392,22 @@ class Draft:
             bases[in_dim] = bases.get(in_dim, ()) + tuple(other_bases)
         dims = self.dims + tuple(d for d in other.dims if d not in self.dims)
         sizes = tuple(a * b for a, b in zip(self.sizes, other.sizes))
-        return Draft(self.rank, bases, dims, sizes)
+        return Draft(self.rank, bases, dims, sizes, self.proven and other.proven and other.rank == self.rank)
 
     def with_dims(self, dims: Sequence[int]) -> Draft:
         """``transposeOuts``: the same map with the out-dims listed in ``dims`` order."""
-        return Draft(self.rank, self.bases, dims, self.sizes)
+        return Draft(self.rank, self.bases, dims, self.sizes, self.proven)
 
     def with_in_dims(self, names: Sequence[str]) -> Draft:
         """The in-dims in ``names`` order; a missing one gets no bases (size 1)."""
-        return Draft(self.rank, {n: self.bases.get(n, ()) for n in names}, self.dims, self.sizes)
+        return Draft(self.rank, {n: self.bases.get(n, ()) for n in names}, self.dims, self.sizes, self.proven)
 
     def not_smaller_than(self, shape: Sequence[int], in_dim: str = "register") -> Draft:
         """``ensureLayoutNotSmallerThan``: repeat over ``in_dim`` (in out-dim order) until
         every out-dim is at least ``shape``."""
-        draft = self
-        for dim in self.dims:
-            actual, desired = self.sizes[dim], shape[dim]
-            if desired > actual:
-                draft = draft.times_identity(desired // actual, in_dim, dim)
-        return draft
+        steps = [(in_dim, dim, shape[dim] // self.sizes[dim], False)
+                 for dim in self.dims if shape[dim] > self.sizes[dim]]
+        return self.times_steps(steps) if steps else self
 
     def not_larger_than(self, shape: Sequence[int], broadcast_registers: bool = True) -> Draft:
         """``ensureLayoutNotLargerThan``: zero the largest bases of each out-dim until it is
@@ -381,8 +415,8 @@ class Draft:
         dropped instead of zeroed. Out-dim sizes are then inferred from the bases."""
         over = [d for d in self.dims if self.sizes[d] > shape[d]]
         if not over:
-            return Draft(self.rank, self.bases, self.dims, _inferred_sizes(self.rank, self.bases))
-        bases = {k: [list(b) for b in v] for k, v in self.bases.items()}
+            return Draft(self.rank, self.bases, self.dims, _inferred_sizes(self.rank, self.bases), self.proven)
+        bases = dict(self.bases)  # only the in-dims with a zeroed basis are rebuilt
         dropped: set[int] = set()
         for dim in over:
             actual, desired = self.sizes[dim], shape[dim]
@@ -392,20 +426,23 @@ class Draft:
                 for i, b in enumerate(in_bases)
                 if b[dim] != 0
             ]
-            # largest first; Python's sort is stable where Triton's llvm::sort is not
-            candidates.sort(key=lambda c: -c[0])
+            # largest first, stable (reverse keeps ties in order); Triton's llvm::sort is not
+            candidates.sort(key=_first, reverse=True)
+            zeroed: dict[str, set[int]] = {}
             for _, in_dim, i in candidates:
                 if actual <= desired:
                     break
                 if not broadcast_registers and in_dim == "register":
                     dropped.add(i)
                 else:
-                    bases[in_dim][i][dim] = 0
+                    zeroed.setdefault(in_dim, set()).add(i)
                 actual >>= 1
+            for in_dim, rows in zeroed.items():
+                bases[in_dim] = tuple(b[:dim] + (0,) + b[dim + 1:] if i in rows else b
+                                      for i, b in enumerate(bases[in_dim]))
         if dropped:
-            bases["register"] = [b for i, b in enumerate(bases["register"]) if i not in dropped]
-        frozen = {k: tuple(tuple(b) for b in v) for k, v in bases.items()}
-        return Draft(self.rank, frozen, self.dims, _inferred_sizes(self.rank, frozen))
+            bases["register"] = tuple(b for i, b in enumerate(bases["register"]) if i not in dropped)
+        return Draft(self.rank, bases, self.dims, _inferred_sizes(self.rank, bases), self.proven)
 
     # -- result -----------------------------------------------------------------------
     def build(self, in_dims: Sequence[str] = DISTRIBUTED_IN_DIMS, sizes: Sequence[int] | None = None):
@@ -414,20 +451,31 @@ class Draft:
         from layoutkit.core.linear import LinearLayout
 
         out_sizes = self.sizes if sizes is None else sizes
-        bases = {name: self.bases.get(name, ()) for name in in_dims}
-        out = tuple((f"dim{d}", s) for d, s in enumerate(out_sizes))
-        # a draft's bases are tuples of ints built from checked fields: when every value lies
-        # inside its power-of-two out dim (one pass per column), the parts are the
-        # LinearLayout's as they are; otherwise the public constructor names what is wrong
+        get = self.bases.get
+        ins = tuple((name, get(name, ())) for name in in_dims)
+        out = tuple(zip(_OUT_NAMES, out_sizes)) if len(out_sizes) <= len(_OUT_NAMES) else tuple(
+            (f"dim{d}", s) for d, s in enumerate(out_sizes))
         rank = len(out_sizes)
+        sizes_ok = (rank == self.rank and all(s.__class__ is int and s > 0 and not s & (s - 1) for s in out_sizes)
+                    and sum(s.bit_length() - 1 for s in out_sizes) <= 62)
+        if sizes_ok and self.proven and all(a >= b for a, b in zip(out_sizes, self.sizes)):
+            # every value lies below the draft's size, which lies within the out dim
+            return LinearLayout._trusted(ins, out)
+        bases = dict(ins)
+        # a draft made from outside bases: when every value lies inside its power-of-two
+        # out dim (one pass per column), the parts are the LinearLayout's as they are;
+        # otherwise the public constructor names what is wrong
         every = [b for rows in bases.values() for b in rows]
-        if (rank == self.rank and all(s.__class__ is int and s > 0 and not s & (s - 1) for s in out_sizes)
-                and sum(s.bit_length() - 1 for s in out_sizes) <= 62
+        if (sizes_ok
                 and {b.__class__ for b in every} <= {tuple} and {len(b) for b in every} <= {rank}
                 and (not every or (min(map(min, every)) >= 0
                                    and all(max(c) < s for c, s in zip(zip(*every), out_sizes))))):
             return LinearLayout._trusted(tuple((name, tuple(rows)) for name, rows in bases.items()), out)
         return LinearLayout(bases, {name: int(s) for name, s in out})
+
+
+def _first(item: tuple) -> Any:
+    return item[0]
 
 
 def _unit(rank: int, dim: int, value: int) -> tuple[int, ...]:
@@ -457,7 +505,8 @@ def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Seque
     first_in_dim = next(iter(cta.bases), "register")
     if not cga_bases:  # one CTA: the CTA layout covers the shape; no block bases
         cta = cta.not_smaller_than(shape, first_in_dim).not_larger_than(shape, not drop_registers)
-        return Draft(rank, {**cta.bases, "block": cta.bases.get("block", ())}, range(rank), cta.sizes)
+        return Draft(rank, {**cta.bases, "block": cta.bases.get("block", ())}, range(rank), cta.sizes,
+                     cta.proven and cta.rank == rank)
     cga = Draft.from_bases(rank, {"block": cga_bases}, range(rank)).not_larger_than(shape)
     cga = cga.with_dims(cta.dims)
     cta_shape = [max(1, s // c) for s, c in zip(shape, cga.sizes)]
@@ -465,6 +514,7 @@ def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Seque
     return (cta * cga).with_dims(range(rank))
 
 
+@lru_cache(maxsize=64)
 def matrix_order(rank: int, row_major: bool = True) -> tuple[int, ...]:
     """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the two minor dims swapped when
     not row-major (``[0, 1]`` for a column-major matrix)."""
@@ -530,6 +580,9 @@ class DistributedEncoding(LayoutBase):
 
     # -- protocol ----------------------------------------------------------------------
     def tensor_shape(self, shape: Any = None) -> tuple[int, ...]:
+        if shape.__class__ is tuple and len(shape) == self.rank and all(
+                d.__class__ is int and 0 < d <= MAX_TENSOR_DIM and not d & (d - 1) for d in shape):
+            return shape  # the common case in one pass: a tuple of power-of-two ints in range
         if shape is None:
             raise LayoutError(f"shape: #ttg.{self.ATTR_NAME} needs a tensor shape, e.g. shape=(16, 16)")
         dims = check_tensor_shape(shape, self.rank, self.ATTR_NAME)

@@ -56,14 +56,13 @@ def mma_tile(tile_shape: tuple[int, ...], k_width: int, order: tuple[int, ...],
     rank = len(rep_order)
     inner, outer = order[0], order[1]
     m, n = tile_shape[outer], tile_shape[inner]
-    return (
-        Draft.identity_nd("register", (1,) * rank, rep_order)
-        .times_identity(k_width, "register", inner)
-        .times_identity(4, "lane", inner)
-        .times_identity(8, "lane", outer)
-        .times_identity(m // 8, "register", outer)
-        .times_identity(n // (k_width * 4), "register", inner)
-    )
+    return Draft.identity_nd("register", (1,) * rank, rep_order).times_steps((
+        ("register", inner, k_width, False),
+        ("lane", inner, 4, False),
+        ("lane", outer, 8, False),
+        ("register", outer, m // 8, False),
+        ("register", inner, n // (k_width * 4), False),
+    ))
 
 
 @dataclass(frozen=True)
@@ -219,6 +218,8 @@ class DotOperandEncoding(DeclaredFields, DistributedEncoding):
     def cga(self) -> CGALayout:
         """The parent's CGA layout, never split along K (Triton's ``getCGALayout``)."""
         parent = self.parent.cga
+        if not parent.bases:  # one CTA: nothing to split
+            return parent
         k = self.k_dim
         return CGALayout(tuple(b[:k] + (0,) + b[k + 1:] for b in parent.bases), parent.rank)
 

@@ -68,6 +68,7 @@ def test_missing_async_wait_in_the_pipelined_loop_is_a_race():
         layoutkit.simulate(text, "matmul", grid=1, args=[a, b, c, 64, 64, 32, 32, 64, 64])
     message = str(err.value)
     assert "ttng.warp_group_dot" in message and "race: reads shared memory '%b'" in message
+    assert "'%b' at scripts/triton_kernels.py:94 while" in message  # the dot's source line
     assert "ttg.async_copy_global_to_local at line" in message and "triton_kernels.py:93" in message
     assert "block (0, 0, 0), thread (0, 0, 0)" in message
 

@@ -122,7 +122,9 @@ def check_pending(m, op, desc: MemDesc, locations: np.ndarray, verb: str, coords
     by = (f"{copy.op.name} at line {line}" + (f" ({source[0]}:{source[1]})" if source else "")
           if copy is not None else "an async copy")
     element = f" element {tuple(int(c) for c in coords[slot, first[2]])}" if coords is not None else ""
-    m.fail(op, f"race: {verb} shared memory '{desc.allocation.name}'{element} while {by} is still "
+    here = op_source(op)
+    at = f" at {here[0]}:{here[1]}" if here else ""
+    m.fail(op, f"race: {verb} shared memory '{desc.allocation.name}'{element}{at} while {by} is still "
                f"writing it (no ttg.async_wait covers that copy's group)",
            block * m.geometry.slots_per_block + slot)
 
