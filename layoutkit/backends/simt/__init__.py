@@ -94,7 +94,7 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
                               f"got block {block!r}")
         stats = Stats(count_banks=bank_conflicts or report, check_races=race_check, max_steps=max_steps)
         seconds = run_triton(module, kernel, grid, args, stats, report, text)
-        measured = stats.recorder.report(kernel, seconds, stats.banks) if report else None
+        measured = stats.recorder.report(kernel, seconds, stats.banks, stats.counts) if report else None
         return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
                                 measured)
     if block is None:

@@ -199,7 +199,10 @@ class Recorder:
         return vector, first.reshape(m.geometry.slots_per_block, -1), _pointee_bytes(ptr)
 
     # ------------------------------------------------------------------ the report
-    def report(self, kernel: str, seconds: float, banks: dict | None) -> RunReport:
+    def report(self, kernel: str, seconds: float, banks: dict | None, counts: dict | None = None) -> RunReport:
+        """The rows of every op that ran; ``counts`` (``Stats.counts``): thread-instructions
+        by kind a handler counted itself (``tt.gather``'s shuffles), which replace the
+        one-per-register model for that op."""
         from layoutkit.ir import op_line
         from layoutkit.ir.locations import op_source
 
@@ -209,8 +212,9 @@ class Recorder:
             if record is None or record.executions == 0:
                 continue
             source = op_source(op) or (None, None, None)
+            kinds = dict(counts[op]) if counts and op in counts else dict(record.thread_instructions)
             row = {"op": op.name, "file": source[0], "line": source[1], "ir_line": op_line(op),
-                   "executions": record.executions, "thread_instructions": dict(record.thread_instructions)}
+                   "executions": record.executions, "thread_instructions": kinds}
             static = record.static.cost if record.static is not None and record.static.error is None else None
             if record.requests or (op.name in (*_GLOBAL_KIND, "ttg.async_copy_global_to_local")
                                    and record.access is not None):
