@@ -95,8 +95,8 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
         stats = Stats(count_banks=bank_conflicts or report, check_races=race_check, max_steps=max_steps)
         seconds = run_triton(module, kernel, grid, args, stats, report, text)
         measured = stats.recorder.report(kernel, seconds, stats.banks, stats.counts) if report else None
-        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
-                                measured)
+        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds,
+                                _wavefronts(stats) if bank_conflicts else None, measured)
     if block is None:
         raise LayoutError(f"block: kernel @{kernel} needs a block size")
     func = find_kernel(module, kernel)

@@ -92,8 +92,9 @@ class Recorder:
         # analyze's rows, kept on the kernel op for later runs (as the machine keeps its plans)
         cached = func.__dict__.get(_STATIC_ATTRIBUTE)
         if cached is None:
-            cached = func.__dict__[_STATIC_ATTRIBUTE] = _analyzed(func, self.num_warps, self.target, text)
-        self.kernel, self.static = cached  # the kernel's axis info gives the pointers' model offsets
+            cached = func.__dict__[_STATIC_ATTRIBUTE] = (*_analyzed(func, self.num_warps, self.target, text), {})
+        # the kernel's axis info gives the pointers' model offsets; accesses: global_instructions per op
+        self.kernel, self.static, self.accesses = cached
         self.records: dict[Any, OpRecord] = {}
 
     def wrap(self, handler, op, block):
@@ -155,7 +156,9 @@ class Recorder:
 
         ptr = _pointer_operand(op)
         if record.access is None:
-            record.access = self.global_instructions(m, op, record.static)
+            record.access = self.accesses.get(op)
+            if record.access is None:
+                record.access = self.accesses[op] = self.global_instructions(m, op, record.static)
         vector, first, itemsize = record.access  # first: (slots, instructions), -1 where none
         blocks, slots, lanes = m.chunk.blocks, m.geometry.slots_per_block, m.geometry.warp_size
         column = np.maximum(first, 0)
