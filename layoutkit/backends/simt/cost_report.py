@@ -27,8 +27,9 @@ masked it equals analyze's number for the op (tests check it on the goldens).
 
 Worked example: ``vector_add`` (1024 elements per program, 4 f32 per thread, vector 1 because
 ``n`` is not known divisible by 16), grid 3 with n = 3000: each ``tt.load`` runs 3 times;
-a request of 32 lanes reads one f32 every 16 bytes (16 sectors, minimum 4); the last
-program's 24 masked elements drop the lanes that would read them.
+a request of 32 lanes reads one f32 every 16 bytes (16 sectors, minimum 4), so 3 x 512
+sectors if nothing were masked; the last program's 72 masked elements (3072 - 3000) drop the
+lanes that would read them: 1500 sectors in all.
 """
 
 from __future__ import annotations
