@@ -142,3 +142,19 @@ def test_jit_errors_are_layout_errors(kernels):
         layoutkit.triton.simulate(kernels.vector_add, 1, x, x, x, 8, BLOCK=8, target="sm80")
     with pytest.raises(LayoutError, match="constexprs: vector_add has no parameter 'BLOK'"):
         layoutkit.triton.simulate(kernels.vector_add, 1, x, x, x, 8, BLOK=8)
+
+
+def test_readme_example_script_prints_what_the_readme_shows(kernels, capsys):
+    """examples/triton/matmul_jit.py: the output equals numpy and every line the README
+    shows of its report is printed."""
+    import re
+    import runpy
+
+    runpy.run_path(str(ROOT / "examples" / "triton" / "matmul_jit.py"), run_name="__main__")
+    printed = capsys.readouterr().out.splitlines()
+    assert float(re.search(r"= ([\d.]+)", printed[0]).group(1)) < 0.1
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"\$ python examples/triton/matmul_jit.py.*?\n(.*?)```", readme, re.S).group(1)
+    for line in block.splitlines():
+        if line.strip() != "...":
+            assert line in printed, line
