@@ -41,6 +41,8 @@ PASSES: dict[str, str] = {
     "triton-gpu-pipeline": "layoutkit.triton.gpu_pipeline:TritonGPUPipelinePass",
     "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
     "promote-to-workgroup-memory": "layoutkit.passes.promote_to_workgroup_memory:PromoteToWorkgroupMemoryPass",
+    "tritongpu-coalesce": "layoutkit.triton.coalesce:TritonGPUCoalescePass",
+    "tritongpu-accelerate-matmul": "layoutkit.triton.accelerate_matmul:TritonGPUAccelerateMatmulPass",
 }
 
 
