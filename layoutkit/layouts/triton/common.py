@@ -129,8 +129,14 @@ class Fields:
             raise LayoutError(f"{err} in {quote(self.attr.text, 200)}") from None
 
     # -- typed ---------------------------------------------------------------------
+    # each typed reader first takes the common case -- plain ints as the scanner gives them --
+    # in one pass; anything else goes through the checks that word the error
     def int(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> int:
-        if key not in self.params and default is not _MISSING:
+        value = self.params.get(key, _MISSING)
+        if value.__class__ is int and value >= minimum:
+            self.used.add(key)
+            return value
+        if value is _MISSING and default is not _MISSING:
             return default
         value = self.raw(key)
         if not is_int(value):
@@ -148,7 +154,11 @@ class Fields:
         return value
 
     def ints(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> tuple[int, ...]:
-        if key not in self.params and default is not _MISSING:
+        value = self.params.get(key, _MISSING)
+        if value.__class__ is list and all(v.__class__ is int and v >= minimum for v in value):
+            self.used.add(key)
+            return tuple(value)
+        if value is _MISSING and default is not _MISSING:
             return default
         value = self.raw(key)
         if isinstance(value, tuple):
@@ -162,7 +172,12 @@ class Fields:
 
     def bases(self, key: str, default: Any = _MISSING) -> tuple[tuple[int, ...], ...]:
         """A list of integer lists, e.g. ``[[0, 1], [8, 0]]``."""
-        if key not in self.params and default is not _MISSING:
+        value = self.params.get(key, _MISSING)
+        if value.__class__ is list and all(
+                b.__class__ is list and all(v.__class__ is int and v >= 0 for v in b) for b in value):
+            self.used.add(key)
+            return tuple(map(tuple, value))
+        if value is _MISSING and default is not _MISSING:
             return default
         value = self.raw(key)
         if isinstance(value, tuple):
@@ -188,6 +203,8 @@ class Fields:
 # --------------------------------------------------------------------------------------
 def check_ints(field: str, values: Any, *, minimum: int = 0) -> tuple[int, ...]:
     """``values`` as a tuple of ints >= ``minimum`` (for constructor arguments)."""
+    if values.__class__ in (tuple, list) and all(v.__class__ is int and v >= minimum for v in values):
+        return tuple(values)
     try:
         items = tuple(values)
     except TypeError:
@@ -209,6 +226,9 @@ def check_int(field: str, value: Any, *, minimum: int = 0) -> int:
 
 def check_bases(field: str, values: Any) -> tuple[tuple[int, ...], ...]:
     """``values`` as a tuple of bases (tuples of non-negative ints)."""
+    if values.__class__ in (tuple, list) and all(b.__class__ in (tuple, list) and all(
+            v.__class__ is int and v >= 0 for v in b) for b in values):
+        return tuple(map(tuple, values))
     try:
         bases = tuple(check_ints(field, b) for b in values)
     except TypeError:
