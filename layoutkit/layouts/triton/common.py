@@ -511,27 +511,31 @@ def _inferred_sizes(rank: int, bases: dict[str, tuple[tuple[int, ...], ...]]) ->
     return tuple(1 << top.bit_length() for top in map(max, zip(*every)))
 
 
-def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Sequence[int],
-                    drop_registers: bool = False) -> Draft:
+def combine_cta_cga(cta: Draft | None, cga_bases: Sequence[Sequence[int]], shape: Sequence[int],
+                    drop_registers: bool = False, fit: Callable[[tuple[int, ...]], Draft] | None = None) -> Draft:
     """Triton's ``combineCtaCgaWithShape``: fit the CGA layout (``block`` bases) and the
     per-CTA layout (``register``/``lane``/``warp`` or ``offset``) to ``shape`` and multiply.
 
     The CGA layout is first cut to ``shape``; each CTA then covers ``shape / cga size``
     (at least 1), repeating over registers where larger and broadcasting where smaller --
     except that with ``drop_registers`` (Triton 3.9's blocked layouts) register bases that
-    leave the tensor are removed rather than zeroed.
+    leave the tensor are removed rather than zeroed. ``fit(cta_shape)``: the CTA layout
+    already fitted to a shape (its out-dims in order), where an encoding makes it in one
+    pass; ``cta`` is then not used.
     """
     rank = len(shape)
-    first_in_dim = next(iter(cta.bases), "register")
+    if fit is None:
+        first_in_dim = next(iter(cta.bases), "register")
+        def fit(cta_shape):
+            return cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape, not drop_registers)
     if not cga_bases:  # one CTA: the CTA layout covers the shape; no block bases
-        cta = cta.not_smaller_than(shape, first_in_dim).not_larger_than(shape, not drop_registers)
-        return Draft(rank, {**cta.bases, "block": cta.bases.get("block", ())}, range(rank), cta.sizes,
-                     cta.proven and cta.rank == rank)
+        fitted = fit(tuple(shape))
+        return Draft(rank, {**fitted.bases, "block": fitted.bases.get("block", ())}, range(rank), fitted.sizes,
+                     fitted.proven and fitted.rank == rank)
     cga = Draft.from_bases(rank, {"block": cga_bases}, range(rank)).not_larger_than(shape)
-    cga = cga.with_dims(cta.dims)
-    cta_shape = [max(1, s // c) for s, c in zip(shape, cga.sizes)]
-    cta = cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape, not drop_registers)
-    return (cta * cga).with_dims(range(rank))
+    cta_shape = tuple(max(1, s // c) for s, c in zip(shape, cga.sizes))
+    fitted = fit(cta_shape)
+    return (fitted * cga.with_dims(fitted.dims)).with_dims(range(rank))
 
 
 @lru_cache(maxsize=64)
