@@ -29,6 +29,7 @@ from typing import Any
 
 from layoutkit.core.bits import is_int, log2
 from layoutkit.core.bits import is_pow2 as is_power_of_two
+from layoutkit.core.linear import LinearLayout
 from layoutkit.core.protocol import LayoutBase, check_shape
 from layoutkit.core.text import Attribute
 from layoutkit.errors import LayoutError, quote
@@ -468,8 +469,6 @@ class Draft:
     def build(self, in_dims: Sequence[str] = DISTRIBUTED_IN_DIMS, sizes: Sequence[int] | None = None):
         """The :class:`~layoutkit.core.linear.LinearLayout` (in-dims in ``in_dims`` order,
         out-dims ``dim0, dim1, ...`` of ``sizes``, by default the draft's sizes)."""
-        from layoutkit.core.linear import LinearLayout
-
         out_sizes = self.sizes if sizes is None else sizes
         get = self.bases.get
         ins = tuple((name, get(name, ())) for name in in_dims)
