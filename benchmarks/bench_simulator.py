@@ -43,6 +43,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import numpy as np  # noqa: E402
+from triton_reference import NumpyTensor  # noqa: E402
 
 import layoutkit  # noqa: E402
 from layoutkit.ir import parse_module  # noqa: E402
@@ -149,57 +150,6 @@ try:
     import triton.language as tl
 except ImportError:  # triton is the bench extra
     triton = tl = None
-
-
-class _Storage:
-    def __init__(self, tensor):
-        self.tensor = tensor
-
-    def data_ptr(self) -> int:
-        return self.tensor.data_ptr()
-
-    def cpu(self):
-        return self
-
-    def copy_(self, other) -> None:
-        """The interpreter copies results back to the device: here they are in place."""
-
-
-class NumpyTensor:
-    """A C-contiguous numpy array dressed as the few torch.Tensor methods Triton's
-    interpreter calls on a kernel argument (its address, dtype, storage, strides); the
-    interpreter reads and writes the array's memory in place (no torch needed)."""
-
-    DTYPES = {"float16": "torch.float16", "float32": "torch.float32"}
-
-    def __init__(self, array: np.ndarray):
-        assert array.flags.c_contiguous
-        self.array = array
-        self.dtype = self.DTYPES[array.dtype.name]
-
-    def data_ptr(self) -> int:
-        return self.array.ctypes.data
-
-    def untyped_storage(self) -> _Storage:
-        return _Storage(self)
-
-    def new_empty(self, *args, **kwargs) -> NumpyTensor:
-        return self
-
-    def set_(self, *args) -> NumpyTensor:
-        return self
-
-    def storage_offset(self) -> int:
-        return 0
-
-    def size(self) -> tuple[int, ...]:
-        return self.array.shape
-
-    def stride(self, *args) -> tuple[int, ...]:
-        return tuple(s // self.array.itemsize for s in self.array.strides)
-
-    def copy_(self, other) -> None:
-        pass
 
 
 def triton_matmul():

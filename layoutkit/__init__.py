@@ -34,6 +34,8 @@ _EXPORTS = {
     "emit_cuda": "layoutkit.backends.cuda",
     "compile_cuda": "layoutkit.backends.cuda",
     "run_cuda": "layoutkit.backends.cuda",
+    "compile": "layoutkit.backends.compiled",
+    "CompiledProgram": "layoutkit.backends.compiled",
 }
 
 __all__ = ["LayoutError", "__version__", *_EXPORTS]

@@ -289,6 +289,34 @@ def dot_tf32_epilogue(a_ptr, b_ptr, bias_ptr, c_ptr, BM: tl.constexpr, BN: tl.co
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.maximum(c, 0.0))
 
 
+@triton.jit
+def transpose_tile(in_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    # triton issue 7815's shape: load a row-major tile, store it transposed (out[j, i] = in[i, j]);
+    # the load and the store want different coalesced layouts, so a conversion must sit between
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    tile = tl.load(in_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(out_ptr + rn[None, :] * M + rm[:, None], tile)
+
+
+@triton.jit
+def replicated_chain(in_ptr, out_ptr, row_ptr, R: tl.constexpr, C: tl.constexpr):
+    # triton issue 10987's shape: a chain of divides on a reduced value, used both broadcast
+    # back over the tile and stored per row; Triton computes the chain in the reduction's
+    # slice layout, where every row's value is held (and divided) by many threads
+    rows = tl.arange(0, R)
+    cols = tl.arange(0, C)
+    offs = rows[:, None] * C + cols[None, :]
+    x = tl.load(in_ptr + offs)
+    total = tl.sum(x, axis=1)
+    scale = total / 3.0
+    scale = scale / 5.0
+    scale = scale / 7.0
+    scale = scale / 11.0
+    tl.store(row_ptr + rows, scale)
+    tl.store(out_ptr + offs, x / scale[:, None])
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One golden: a jit function, the Triton type of each runtime argument, the constexpr
@@ -400,4 +428,10 @@ KERNELS = (
            dict(a_ptr="*fp32", b_ptr="*fp32", bias_ptr="*fp32",
                 c_ptr="*fp32"),
            {"BM": 32, "BN": 64, "BK": 32}, ("a_ptr", "b_ptr", "bias_ptr", "c_ptr")),
+    Kernel("transpose_tile", transpose_tile,
+           dict(in_ptr="*fp16", out_ptr="*fp16"),
+           {"M": 64, "N": 64}, ("in_ptr", "out_ptr")),
+    Kernel("replicated_chain", replicated_chain,
+           dict(in_ptr="*fp32", out_ptr="*fp32", row_ptr="*fp32"),
+           {"R": 64, "C": 64}, ("in_ptr", "out_ptr", "row_ptr")),
 )

@@ -6,53 +6,13 @@ kernels in a ``gpu.module`` and the host function that launches them. The output
 
 from __future__ import annotations
 
-import re
-
 import click
 
 from layoutkit.cli import SourceError, common
-from layoutkit.errors import LayoutError, quote
+from layoutkit.errors import LayoutError
+from layoutkit.pipelines.compile import compile_module, dump_header, pipeline_with_options
 
-_SIZES = re.compile(r"\d+(,\d+)*")
-
-
-def pipeline_with_options(pipeline: str, tile_sizes: str | None, workgroup_size: str | None) -> str:
-    """The pass-pipeline text of ``pipeline`` with ``--tile-sizes``/``--workgroup-size`` set."""
-    from layoutkit.pipelines import pipeline_text
-
-    text = pipeline_text(pipeline)
-    for flag, value, pass_name, option in (("--tile-sizes", tile_sizes, "tile-to-workgroups", "tile-sizes"),
-                                           ("--workgroup-size", workgroup_size, "distribute-to-threads",
-                                            "workgroup-size")):
-        if value is None:
-            continue
-        if not _SIZES.fullmatch(value.replace(" ", "")):
-            raise LayoutError(f"{flag}: expected comma-separated integers such as 8,8, got {quote(value)}")
-        if pass_name not in text.split(","):
-            raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_name} pass")
-        text = ",".join(f"{p}{{{option}={value.replace(' ', '')}}}" if p == pass_name else p
-                        for p in text.split(","))
-    return text
-
-
-def compile_module(module, pipeline: str = "tile-and-distribute", tile_sizes: str | None = None,
-                   workgroup_size: str | None = None, after_pass=None):
-    """Run ``pipeline`` over parsed ``module`` in place; ``after_pass(pass, module)`` after each."""
-    from xdsl.passes import PassPipeline
-
-    from layoutkit.ir import make_context
-    from layoutkit.pipelines import parse_pass_pipeline
-
-    passes = parse_pass_pipeline(pipeline_with_options(pipeline, tile_sizes, workgroup_size), "--pipeline")
-
-    def callback(done, module, _next) -> None:
-        if done is not None:
-            module.verify()
-            if after_pass is not None:
-                after_pass(done, module)
-
-    PassPipeline(passes, callback).apply(make_context(), module)
-    return module
+__all__ = ["command", "compile_module", "pipeline_with_options"]
 
 
 @click.command("compile")
@@ -73,8 +33,8 @@ def command(file: str, pipeline: str, tile_sizes: str | None, workgroup_size: st
 
     def after_pass(done, module) -> None:
         if print_after_all:
-            click.echo(f"// -----// IR Dump After {type(done).__name__} ({done.name}) //----- //", err=True)
-            click.echo(print_ir(module), err=True)
+            click.echo(dump_header(done), err=True)
+            click.echo(print_ir(module) + "\n", err=True)  # MLIR leaves two blank lines after each dump
 
     try:
         compile_module(module, pipeline, tile_sizes, workgroup_size, after_pass)

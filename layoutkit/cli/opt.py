@@ -61,10 +61,13 @@ class _OptCommand(click.Command):
               help="Print source locations (loc(...)).")
 @click.option("--strip-debuginfo", "strip", is_flag=True,
               help="Forget every source location (loc(unknown)), as mlir-opt --strip-debuginfo.")
+@click.option("--explain", is_flag=True,
+              help="Passes that can say why (explain option) print their reasons on stderr.")
 @click.option("-o", "--output", default="-", metavar="FILE", help="Output file ('-': stdout).")
 @click.pass_context
 def command(ctx: click.Context, file: str, pass_pipeline: str | None, list_passes: bool,
-            print_after_all: bool, generic: bool, debuginfo: bool, strip: bool, output: str) -> None:
+            print_after_all: bool, generic: bool, debuginfo: bool, strip: bool, explain: bool,
+            output: str) -> None:
     """Parse FILE ('-': stdin), run the passes given as flags in order, print the IR."""
     from xdsl.passes import PassPipeline
     from xdsl.utils.exceptions import DiagnosticException
@@ -83,6 +86,11 @@ def command(ctx: click.Context, file: str, pass_pipeline: str | None, list_passe
         passes = parse_pass_pipeline(pass_pipeline)
     else:
         passes = tuple(p for flag, text in flags for p in parse_pass_pipeline(text, flag))
+    if explain:
+        import dataclasses
+
+        passes = tuple(dataclasses.replace(p, explain=True) if "explain" in {f.name for f in dataclasses.fields(p)}
+                       else p for p in passes)
 
     source, text, module = read_module(file)
     set_source(source, text)

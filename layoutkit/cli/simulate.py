@@ -15,6 +15,9 @@ to ``DIR/result0.npy``, ``DIR/result1.npy``, ... (scalars as 0-d arrays)::
 
     layoutkit simulate pipeline.mlir --function main --arg x=x.npy --arg alpha=0.5 --out res/
 
+Given the source program instead (``linalg`` on tensors), ``--function`` compiles it with
+the default pipeline (``tile-and-distribute``, as ``layoutkit compile``) first.
+
 A Triton kernel (a ``tt.func`` of TTGIR) runs with ``--kernel`` and ``--grid`` alone: its
 block is the module's ``ttg.num-warps`` x ``ttg.threads-per-warp``, and a pointer argument is
 a ``.npy`` array of the pointee's dtype::
@@ -22,12 +25,18 @@ a ``.npy`` array of the pointee's dtype::
     layoutkit simulate softmax.ttgir --kernel softmax_rows --grid 3 --arg in_ptr=x.npy \
         --arg out_ptr=y.npy --arg n_rows=10 --arg n_cols=200 --arg row_stride=256 --out res/
 
+``--report`` (TTGIR kernels) prints the measured cost of every op with its source line:
+executions, thread-instructions by kind, global sectors of the addresses the run really used
+(masked lanes left out), shared wavefronts, conversion plans; then totals and the ``--top N``
+hot spots. ``--json`` prints the same as JSON (the summary lines go to stderr then).
+
 ``--max-steps N`` stops a run after N executed IR ops (default 10**8) with an error naming
 the loop that ran away.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -129,12 +138,18 @@ def _summary(name: str, array: np.ndarray) -> str:
               help="Count shared-memory wavefronts per op (32 four-byte banks).")
 @click.option("--no-race-check", "no_race_check", is_flag=True,
               help="Leave out the shared-memory race and initialization checks (faster).")
+@click.option("--report", "with_report", is_flag=True,
+              help="TTGIR: print the measured cost of every op (executions, thread-instructions by kind, "
+                   "global sectors, shared wavefronts, conversions), totals and hot spots.")
+@click.option("--json", "as_json", is_flag=True, help="With --report: print the report as JSON.")
+@click.option("--top", default=5, type=click.IntRange(0, 1000), show_default=True,
+              help="With --report: how many hot spots to list.")
 @click.option("--max-steps", default=None, type=int,
               help="Stop a run after this many executed IR ops (default 10**8): a runaway loop "
                    "is an error naming its line.")
 def command(file: str, kernel: str | None, function: str | None, grid: str | None, block: str | None,
             arg_texts: tuple[str, ...], out_dir: str | None, warp_size: int, bank_conflicts: bool,
-            no_race_check: bool, max_steps: int | None) -> None:
+            no_race_check: bool, with_report: bool, as_json: bool, top: int, max_steps: int | None) -> None:
     """Run KERNEL (or a host FUNCTION) of the MLIR FILE ('-': stdin) on the lockstep SIMT simulator."""
     from layoutkit.backends.simt import run_function, simulate
     from layoutkit.backends.simt.launch import WARP_SIZES
@@ -155,6 +170,10 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
             text = None
     if kernel is not None and (grid is None or (block is None and text is None)):
         raise LayoutError(f"--kernel {kernel}: needs --grid and --block")
+    if (with_report or as_json) and (kernel is None or text is None):
+        raise LayoutError("--report: measures TTGIR kernels (a tt.func run with --kernel and --grid)")
+    if as_json and not with_report:
+        raise LayoutError("--json: goes with --report")
     if max_steps is not None and max_steps < 1:
         raise LayoutError(f"--max-steps: expected a positive integer, got {max_steps}")
     max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
@@ -167,6 +186,11 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
     out_path = prepare_out_dir(out_dir) if out_dir is not None else None
     arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}
     if function is not None:
+        from layoutkit.pipelines.compile import DEFAULT_PIPELINE, compile_module, needs_compiling
+
+        if needs_compiling(module):  # a linalg source program: compile it first
+            compile_module(module)
+            click.echo(f"compiled {file} with the {DEFAULT_PIPELINE} pipeline")
         reports: list = []
         results = run_function(module, function, args, warp_size=warp_size, max_steps=max_steps,
                                reports=reports)
@@ -176,14 +200,17 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
     else:
         report = simulate(module, kernel, *dims, args, warp_size=warp_size,
                           bank_conflicts=bank_conflicts, max_steps=max_steps,
-                          race_check=not no_race_check)
-        click.echo(str(report))
-        if report.shared_wavefronts is not None:
+                          race_check=not no_race_check, **({"report": True} if with_report else {}))
+        click.echo(str(report), err=as_json)
+        if report.report is not None:
+            click.echo(json.dumps(report.report.to_dict(top), indent=1) if as_json else report.report.text(top),
+                       nl=as_json)
+        if report.shared_wavefronts is not None and bank_conflicts:
             for label, (wavefronts, ideal) in report.shared_wavefronts.items():
                 click.echo(f"shared {wavefronts} wavefronts (ideal {ideal}, "
                            f"{wavefronts / max(ideal, 1):.1f}x): {label}")
     for name, array in arrays.items():
-        click.echo(_summary(name, array))
+        click.echo(_summary(name, array), err=as_json)
         if out_path is not None:
             target = out_path / f"{name}.npy"
             try:
@@ -191,4 +218,4 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
             except OSError as err:
                 raise LayoutError(f"--out: cannot write {quote(str(target))} ({err.strerror or err})") from None
     if out_path is not None:
-        click.echo(f"wrote {len(arrays)} arrays to {out_dir}")
+        click.echo(f"wrote {len(arrays)} arrays to {out_dir}", err=as_json)

@@ -37,6 +37,10 @@ PASSES: dict[str, str] = {
     "tile-to-workgroups": "layoutkit.passes.tile_to_workgroups:TileToWorkgroupsPass",
     "distribute-to-threads": "layoutkit.passes.distribute_to_threads:DistributeToThreadsPass",
     "gpu-outline-kernels": "layoutkit.passes.gpu_outline_kernels:GpuOutlineKernelsPass",
+    "tritongpu-exact-layouts": "layoutkit.triton.gpu_pipeline:TritonGPUExactLayoutsPass",
+    "triton-gpu-pipeline": "layoutkit.triton.gpu_pipeline:TritonGPUPipelinePass",
+    "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
+    "promote-to-workgroup-memory": "layoutkit.passes.promote_to_workgroup_memory:PromoteToWorkgroupMemoryPass",
 }
 
 

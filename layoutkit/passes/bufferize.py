@@ -38,12 +38,27 @@ def _memref_type(type_):
     return type_
 
 
+def _clone_region(region: Region, mapping: dict) -> Region:
+    """A copy of ``region`` whose uses of outer values (a body's constant) follow ``mapping``."""
+    copy = Region()
+    region.clone_into(copy, value_mapper=dict(mapping))
+    return copy
+
+
 def _root(value):
     """The tensor a value's buffer starts as: follow linalg results back to their outs."""
     while is_structured(value.owner) if hasattr(value, "owner") else False:
         op = value.owner
         value = op.outputs[list(op.results).index(value)]
     return value
+
+
+def _clone_region(region: Region, mapping: dict) -> Region:
+    """A copy of ``region`` whose uses of values from outside it (a constant in a
+    linalg.generic body) follow ``mapping``."""
+    copy = Region()
+    region.clone_into(copy, value_mapper=dict(mapping))
+    return copy
 
 
 def _bufferize(function: func.FuncOp) -> func.FuncOp:
@@ -86,7 +101,7 @@ def _bufferize(function: func.FuncOp) -> func.FuncOp:
                                           "start its output from tensor.empty")
             new = type(op).create(operands=[mapping.get(v, v) for v in op.operands], result_types=[],
                                   properties=dict(op.properties), attributes=dict(op.attributes),
-                                  regions=[r.clone() for r in op.regions])
+                                  regions=[_clone_region(r, mapping) for r in op.regions])
             new_block.add_op(new)
             for result, out in zip(op.results, op.outputs):
                 mapping[result] = mapping[out]

@@ -122,6 +122,17 @@ class _Emitter:
             indices.append(index)
         return base, indices
 
+    def loop_index(self, op, maps, ivs: list, d: int) -> SSAValue:
+        """``linalg.index d`` of ``op`` on a tile: the tile's offset in loop ``d`` (the offset
+        of an operand dimension indexed by ``d`` alone; 0 for an untiled loop) plus the
+        tile-local loop variable. Example: rows tiled by 8, the tile at ``%tile0``, a
+        thread's row ``%i`` of the tile: ``linalg.index 0`` is ``%tile0 + %i``."""
+        for value, amap in zip([*op.inputs, *op.outputs], maps):
+            for expr, offset in zip(amap.results, _base_and_offsets(value)[1]):
+                if isinstance(expr, AffineDimExpr) and expr.position == d:
+                    return ivs[d] if offset == 0 else self.add(arith.AddiOp(self.index(offset), ivs[d]))
+        return ivs[d]
+
     def load(self, value, amap, ivs):
         if not isinstance(value.type, MemRefType):
             return value
@@ -138,13 +149,13 @@ class _Emitter:
         return op, body, parent
 
 
-def distribute_op(op, workgroup_size: tuple[int, ...]):
-    """The scf.forall over threads that computes structured ``op`` (on buffers)."""
+def thread_counts(op, workgroup_size: tuple[int, ...]) -> dict[int, int]:
+    """Threads along each loop of ``op`` spread over the workgroup: the innermost (up to 3)
+    parallel loops, the innermost on ``x``; ``workgroup_size`` (x, y, z) or, when empty, one
+    thread per element of a full tile. Example: an 8x8 matmul tile -> ``{0: 8, 1: 8}``."""
     kinds = loop_kinds(op)
-    maps = [m.data for m in op.get_indexing_maps()]
     sizes = loop_sizes(op, _size_of)
-    parallel = [d for d, kind in enumerate(kinds) if kind == "parallel"]
-    spread = parallel[-3:]
+    spread = [d for d, kind in enumerate(kinds) if kind == "parallel"][-3:]
     if not spread:
         raise LayoutError(f"distribute-to-threads: {op.name} has no parallel loop to spread over threads")
     counts = {}
@@ -157,6 +168,17 @@ def distribute_op(op, workgroup_size: tuple[int, ...]):
     if threads > MAX_THREADS:
         raise LayoutError(f"workgroup-size: {threads} threads per workgroup ({[counts[d] for d in reversed(spread)]}); "
                           f"at most {MAX_THREADS}")
+    return dict(sorted(counts.items()))
+
+
+def distribute_op(op, workgroup_size: tuple[int, ...]):
+    """The scf.forall over threads that computes structured ``op`` (on buffers)."""
+    kinds = loop_kinds(op)
+    maps = [m.data for m in op.get_indexing_maps()]
+    sizes = loop_sizes(op, _size_of)
+    parallel = [d for d, kind in enumerate(kinds) if kind == "parallel"]
+    counts = thread_counts(op, workgroup_size)
+    spread = list(counts)
     thread_block = Block(arg_types=[IndexType()] * len(spread))
     emit = _Emitter(thread_block)
     ivs: list = [None] * len(kinds)
@@ -188,7 +210,7 @@ def distribute_op(op, workgroup_size: tuple[int, ...]):
         if isinstance(inner, linalg_ops.YieldOp):
             results = [mapper.get(v, v) for v in inner.operands]
         elif isinstance(inner, linalg_ops.IndexOp):
-            raise LayoutError(f"distribute-to-threads: linalg.index in {op.name} is not supported yet")
+            mapper[inner.result] = emit.loop_index(op, maps, ivs, inner.dim.value.data)
         else:
             emit.add(inner.clone(value_mapper=mapper))
     for loop_op, parent in reversed(closing):
@@ -202,6 +224,81 @@ def distribute_op(op, workgroup_size: tuple[int, ...]):
         body.add_op(scf.YieldOp())
     return make_forall([counts[d] for d in spread], [1] * len(spread), gpu_mapping("thread", len(spread)),
                        thread_block)
+
+
+def is_workgroup_copy(op) -> bool:
+    """Whether ``op`` is a ``linalg.copy`` into workgroup memory (promote-to-workgroup-memory's)."""
+    from layoutkit.ir.dialects.upstream import gpu
+
+    return (isinstance(op, linalg_ops.CopyOp) and isinstance(op.outputs[0].type, MemRefType)
+            and gpu.is_workgroup(op.outputs[0].type.memory_space))
+
+
+def distribute_copy(op, counts: list[int]):
+    """The scf.forall over ``counts`` threads (outermost first) in which all of them copy
+    ``op``'s tile together (:class:`~layoutkit.passes.workgroup_copy.CopyPlan`): thread
+    ``l`` moves vectors ``l, l + T, ...``; a partial tile's elements past its
+    ``affine.min`` sizes are skipped (``scf.if``)."""
+    from xdsl.dialects import vector
+    from xdsl.dialects.builtin import VectorType
+
+    from layoutkit.passes.workgroup_copy import CopyPlan, linear_thread_id, vector_width
+
+    source, target = op.inputs[0], op.outputs[0]
+    extents = [_size_of(source, d) for d in range(len(source.type.get_shape()))]
+    shape = tuple(_upper_bound(e) for e in extents)
+    width = vector_width(source, shape, _row_stride(target))
+    plan = CopyPlan(shape, width, math.prod(counts))
+    thread_block = Block(arg_types=[IndexType()] * len(counts))
+    emit = _Emitter(thread_block)
+    linear = linear_thread_id(thread_block, counts)
+    _, body, _ = emit.loop(linear, plan.vectors, plan.threads)
+    element = plan.element_map()
+    coords = [emit.add(affine.ApplyOp([body.args[0]], AffineMapAttr(AffineMap(1, 0, (r,)))))
+              for r in element.results]
+    checks = [emit.add(arith.CmpiOp(c, emit.index(e), "ult")) for c, e in zip(coords, extents)
+              if not isinstance(e, int)]
+    inner = body
+    if checks:
+        condition = checks[0]
+        for check in checks[1:]:
+            condition = emit.add(arith.AndIOp(condition, check))
+        then = Block()
+        emit.add(scf.IfOp(condition, [], [then]))
+        emit.block = then
+    identity = AffineMap.identity(len(shape))
+    src_base, src_indices = emit.address(source, identity, coords)
+    dst_base, dst_indices = emit.address(target, identity, coords)
+    if width == 1:
+        value = emit.add(memref.LoadOp.get(src_base, src_indices))
+        emit.add(memref.StoreOp.get(value, dst_base, dst_indices))
+    else:
+        vtype = VectorType(source.type.element_type, [width])
+        value = emit.add(vector.LoadOp(src_base, src_indices, vtype))
+        emit.add(vector.StoreOp(value, dst_base, dst_indices))
+    if checks:
+        emit.block.add_op(scf.YieldOp())
+    inner.add_op(scf.YieldOp())
+    return make_forall(counts, [1] * len(counts), gpu_mapping("thread", len(counts)), thread_block)
+
+
+def _row_stride(view) -> int | None:
+    """The padded row stride of the workgroup buffer a subview ``view`` is of (None: rank 1)."""
+    from layoutkit.passes.workgroup_copy import buffer_strides
+
+    owner = view.owner
+    base = owner.source if isinstance(owner, memref.SubviewOp) else view
+    strides = buffer_strides(base.type)
+    return strides[-2] if len(strides) > 1 else None
+
+
+def _block_counts(forall, workgroup_size) -> list[int] | None:
+    """Threads along each axis (outermost first) of block tile ``forall``: those of its first
+    structured op that is no workgroup copy."""
+    for op in forall.walk():
+        if is_structured(op) and not is_workgroup_copy(op):
+            return list(thread_counts(op, workgroup_size).values())
+    return None
 
 
 @dataclass(frozen=True)
@@ -221,11 +318,18 @@ class DistributeToThreadsPass(ModulePass):
             for forall in [f for f in function.walk() if isinstance(f, ForallOp)]:
                 if mapping_kind(forall.mapping) != "block":
                     continue
-                block = forall.body.block
-                for inner in list(block.ops):
-                    if is_structured(inner):
-                        block.insert_op_before(distribute_op(inner, self.workgroup_size), inner)
-                        block.erase_op(inner)
-                for view in reversed(list(block.ops)):
-                    if isinstance(view, memref.SubviewOp) and not view.result.uses:
-                        block.erase_op(view)
+                counts = _block_counts(forall, self.workgroup_size)
+                for inner in [o for o in forall.walk() if is_structured(o)]:
+                    block = inner.parent_block()
+                    if is_workgroup_copy(inner):
+                        if counts is None:
+                            raise LayoutError("distribute-to-threads: a copy into workgroup memory with no op "
+                                              "reading it in its block tile")
+                        threads = distribute_copy(inner, counts)
+                    else:
+                        threads = distribute_op(inner, self.workgroup_size)
+                    block.insert_op_before(threads, inner)
+                    block.erase_op(inner)
+                for view in reversed([o for o in forall.walk() if isinstance(o, memref.SubviewOp)]):
+                    if not view.result.uses:
+                        view.parent_block().erase_op(view)

@@ -83,7 +83,7 @@ def _inline_thread_foralls(kernel_block: Block) -> tuple[int, int, int]:
             raise LayoutError(f"gpu-outline-kernels: one kernel with two block sizes {size} and {found}")
         size = found
         ids_block = Block()
-        ids = _axis_ids(ids_block, gpu.ThreadIdOp, len(counts))
+        ids = _axis_ids(ids_block, lk_gpu.ThreadIdOp, len(counts))
         parent = forall.parent_block()
         for op in list(ids_block.ops):
             op.detach()
@@ -115,7 +115,7 @@ def outline(forall, kernel_name: str, kernels: Block) -> list:
         mapper[value] = copy.result
     counts = _trip_counts(forall)
     lbs, _, steps = forall.bounds(lambda v: None)
-    for iv, bid, lb, step in zip(forall.induction_vars, _axis_ids(block, gpu.BlockIdOp, len(counts)), lbs, steps):
+    for iv, bid, lb, step in zip(forall.induction_vars, _axis_ids(block, lk_gpu.BlockIdOp, len(counts)), lbs, steps):
         step_op = arith.ConstantOp(IntegerAttr(step, IndexType()))
         offset = arith.MuliOp(bid, step_op.result)
         block.add_ops([step_op, offset])

@@ -3,7 +3,9 @@
 ``memref.subview`` tiles inside.
 
 ``tile-sizes`` gives one size per parallel loop, outermost first (0 or missing: not
-tiled); at most 3 loops are tiled, the innermost tiled loop on ``#gpu.block<x>``. A loop
+tiled); at most 3 loops are tiled, the innermost tiled loop on ``#gpu.block<x>``. Sizes
+after the parallel loops' tile the reduction loops (a matmul's ``8,8,4``: K in steps of 4)
+by an ``scf.for`` inside the block tile, each step the op on its K slice. A loop
 whose size the tile does not divide gets partial tiles: the tile's size is
 ``affine.min affine_map<(d0) -> (8, 30 - d0)>(%i)`` (8, or what is left of 30). Example
 (the matmul's loops d0 < 32, d1 < 16, tiles 8x8: a 4x2 grid of blocks)::
@@ -20,12 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     DenseArrayBase,
     IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -73,14 +76,12 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
     offset = dict(zip(tiled, block.args))
     extent: dict = {}
     for d in tiled:
-        if sizes[d] % tiles[d] == 0:
-            extent[d] = tiles[d]
-        else:
-            amap = AffineMap(1, 0, (AffineMap.constant_map(tiles[d]).results[0],
-                                    AffineMap.constant_map(sizes[d]).results[0] - AffineDimExpr(0)))
-            least = affine.MinOp([offset[d]], AffineMapAttr(amap))
-            block.add_op(least)
-            extent[d] = least.results[0]
+        extent[d] = _tile_extent(block, offset[d], tiles[d], sizes[d])
+    forall_block = block
+    reduction = [d for d, kind in enumerate(kinds) if kind == "reduction"]
+    for d, t in zip(reduction, tile_sizes[len(parallel):]):
+        if t and t < sizes[d]:
+            block = _reduction_loop(block, d, t, sizes[d], offset, extent)
     new_operands = []
     maps = [m.data for m in op.get_indexing_maps()]
     for value, amap in zip(operands(op), maps):
@@ -94,16 +95,20 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
             if d in offset:
                 offsets.append(offset[d])
                 tile_shape.append(extent[d])
-            elif any(isinstance(e, AffineDimExpr) is False and _uses(e, tiled) for e in [expr]):
-                raise LayoutError(f"tile-to-workgroups: {op.name}: operand dimension {expr} of a tiled loop "
-                                  "is not supported yet (only projected permutations are tiled)")
+            elif _uses(expr, tiled, amap.num_dims):
+                start, size = _window(block, expr, amap.num_dims, offset, tiles, sizes, shape[dim], op.name)
+                offsets.append(start)
+                tile_shape.append(size)
             else:
                 offsets.append(0)
                 tile_shape.append(shape[dim])
         static_offsets = [DYNAMIC_INDEX if not isinstance(o, int) else o for o in offsets]
         static_sizes = [DYNAMIC_INDEX if not isinstance(s, int) else s for s in tile_shape]
-        result_type = MemRefType(value.type.element_type, static_sizes,
-                                 StridedLayoutAttr(_row_major_strides(shape), NoneAttr()))
+        strides = _row_major_strides(shape)
+        # MLIR infers a static offset when every offset is static (the whole of an untiled operand)
+        known = (sum(o * s for o, s in zip(offsets, strides)) if all(isinstance(o, int) for o in offsets)
+                 else NoneAttr())
+        result_type = MemRefType(value.type.element_type, static_sizes, StridedLayoutAttr(strides, known))
         view = memref.SubviewOp(value, [o for o in offsets if not isinstance(o, int)],
                                 [s for s in tile_shape if not isinstance(s, int)], [],
                                 DenseArrayBase.from_list(i64, static_offsets),
@@ -114,12 +119,82 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
     tile = type(op).create(operands=new_operands, result_types=[], properties=dict(op.properties),
                            attributes=dict(op.attributes), regions=[r.clone() for r in op.regions])
     block.add_op(tile)
+    if block is not forall_block:
+        block.add_op(scf.YieldOp())
     return make_forall([sizes[d] for d in tiled], [tiles[d] for d in tiled],
-                       gpu_mapping("block", len(tiled)), block)
+                       gpu_mapping("block", len(tiled)), forall_block)
 
 
-def _uses(expr, dims) -> bool:
-    return any(f"d{d}" in str(expr) for d in dims)
+def _tile_extent(block: Block, start, tile: int, size: int):
+    """The extent of the tile at ``start``: ``tile``, or ``affine.min (tile, size - start)``
+    when ``tile`` does not divide ``size``."""
+    if size % tile == 0:
+        return tile
+    amap = AffineMap(1, 0, (AffineMap.constant_map(tile).results[0],
+                            AffineMap.constant_map(size).results[0] - AffineDimExpr(0)))
+    least = affine.MinOp([start], AffineMapAttr(amap))
+    block.add_op(least)
+    return least.results[0]
+
+
+def _reduction_loop(block: Block, d: int, tile: int, size: int, offset: dict, extent: dict) -> Block:
+    """Open ``scf.for %k = 0 to size step tile`` over reduction loop ``d`` in ``block``; its body."""
+    bounds = [arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (0, size, tile)]
+    block.add_ops(bounds)
+    body = Block(arg_types=[IndexType()])
+    body.args[0].name_hint = f"tile{d}"
+    block.add_op(scf.ForOp(*(b.result for b in bounds), [], body))
+    offset[d] = body.args[0]
+    extent[d] = _tile_extent(body, body.args[0], tile, size)
+    return body
+
+
+def _eval(expr, num_dims: int, point) -> int:
+    return AffineMap(num_dims, 0, (expr,)).eval(list(point), [])[0]
+
+
+def _uses(expr, dims, num_dims: int) -> bool:
+    """Whether operand dimension ``expr`` depends on one of the loops ``dims``."""
+    zero = [0] * num_dims
+    return any(_eval(expr, num_dims, [int(i == d) for i in range(num_dims)]) != _eval(expr, num_dims, zero)
+               for d in dims)
+
+
+def _window(block, expr, num_dims: int, offset: dict, tiles: dict, sizes: list, extent: int, name: str):
+    """Offset and size of the window a tile reads through operand dimension ``expr``, a
+    sum of loops times non-negative constants (a convolution's ``d1 * stride + d4``).
+
+    Example: ``d1 + d4`` with loop d1 tiled by 4 (of 8) and d4 < 3 untiled: the window of
+    the tile at ``%tile1`` starts at ``%tile1`` and holds ``(4 - 1) + (3 - 1) + 1 = 6``
+    rows (plus a constant term of ``expr``, e.g. a pad offset); inside the tile the index is ``d1 + d4`` on tile-local loops plus that start.
+    Partial tiles clamp the size with ``affine.min`` to what is left of the dimension.
+    """
+    zero = [0] * num_dims
+    base = _eval(expr, num_dims, zero)
+    coefficients = [_eval(expr, num_dims, [int(i == d) for i in range(num_dims)]) - base for d in range(num_dims)]
+    probe = [d + 2 for d in range(num_dims)]
+    if (any(c < 0 for c in coefficients)
+            or _eval(expr, num_dims, probe) != base + sum(c * p for c, p in zip(coefficients, probe))):
+        raise LayoutError(f"tile-to-workgroups: {name}: operand dimension {expr} of a tiled loop is not a "
+                          "sum of loops times non-negative constants; it cannot be tiled")
+    used = [d for d in sorted(offset) if coefficients[d]]
+    starts = AffineMap(len(used), 0, (sum((AffineDimExpr(i) * coefficients[d] for i, d in enumerate(used)),
+                                          AffineMap.constant_map(0).results[0]),))
+    if len(used) == 1 and coefficients[used[0]] == 1:
+        start = offset[used[0]]  # the tile's own offset
+    else:
+        start = affine.ApplyOp([offset[d] for d in used], AffineMapAttr(starts))
+        block.add_op(start)
+        start = start.results[0]
+    size = base + 1 + sum(c * ((tiles[d] if d in offset else sizes[d]) - 1) for d, c in enumerate(coefficients))
+    size = min(size, extent)
+    if all(sizes[d] % tiles[d] == 0 for d in used):
+        return start, size
+    left = AffineMap.constant_map(extent).results[0] - starts.results[0]
+    least = affine.MinOp([offset[d] for d in used],
+                         AffineMapAttr(AffineMap(len(used), 0, (AffineMap.constant_map(size).results[0], left))))
+    block.add_op(least)
+    return start, least.results[0]
 
 
 @dataclass(frozen=True)

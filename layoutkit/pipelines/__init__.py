@@ -16,7 +16,7 @@ from layoutkit.passes import PASSES, pass_class
 #: pipeline name -> (pass-pipeline text, what it is for)
 PIPELINES: dict[str, tuple[str, str]] = {
     "cleanup": ("canonicalize,cse", "fold and simplify, then merge equal pure ops (after a rewrite)"),
-    "tile-and-distribute": ("bufferize,tile-to-workgroups,distribute-to-threads,gpu-outline-kernels,cse",
+    "tile-and-distribute": ("linalg-fuse-elementwise,bufferize,tile-to-workgroups,promote-to-workgroup-memory,distribute-to-threads,gpu-outline-kernels,cse",
                             "linalg on tensors to GPU kernels and a host function (layoutkit compile)"),
 }
 

@@ -323,6 +323,7 @@ class _Kernel:
         self.target = target
         self.infos = axis_infos(func)
         self.rows: list[Row] = []
+        self.ops: list[Any] = []  # the op of each row (the run report joins rows by op)
         self.origins: dict[Any, tuple[int, ...]] = {}
 
     def info(self, value: Any) -> ax.AxisInfo:
@@ -335,6 +336,7 @@ class _Kernel:
         for op in block.ops:
             if op.name in LAYOUT_OPS and not _scalar_access(op):
                 self.rows.append(self.row(op, depth))
+                self.ops.append(op)
             inner = depth + 1 if op.name in ("scf.for", "scf.while") else depth
             for region in op.regions:
                 for child in region.blocks:

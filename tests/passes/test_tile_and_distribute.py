@@ -101,9 +101,12 @@ def test_cli_prints_each_stage_and_emits_cuda(tmp_path):
                           "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     stages = [line for line in run.stderr.splitlines() if line.startswith("// -----// IR Dump After")]
-    assert stages[:4] == [
+    # issue 15: linalg-fuse-elementwise runs first (on tensors), promote-to-workgroup-memory after tiling
+    assert stages[:6] == [
+        "// -----// IR Dump After LinalgFuseElementwisePass (linalg-fuse-elementwise) //----- //",
         "// -----// IR Dump After BufferizePass (bufferize) //----- //",
         "// -----// IR Dump After TileToWorkgroupsPass (tile-to-workgroups) //----- //",
+        "// -----// IR Dump After PromoteToWorkgroupMemoryPass (promote-to-workgroup-memory) //----- //",
         "// -----// IR Dump After DistributeToThreadsPass (distribute-to-threads) //----- //",
         "// -----// IR Dump After GpuOutlineKernelsPass (gpu-outline-kernels) //----- //"]
     from layoutkit.backends.cuda.compile import compile_cuda, nvrtc_available

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from layoutkit.backends.simt.cost_report import RunReport
 from layoutkit.backends.simt.errors import SimulationError
 from layoutkit.backends.simt.host import check_max_steps, run_function, run_kernel
 from layoutkit.backends.simt.launch import Geometry, bind_arguments, launch_dims
@@ -40,6 +41,8 @@ class SimulationReport:
     thread_instructions: int
     seconds: float
     shared_wavefronts: dict[str, tuple[int, int]] | None = None
+    report: RunReport | None = None  # a TTGIR run's measured cost per op (``report=True``)
+    global_sectors: dict[str, tuple[int, int]] | None = None
 
     @property
     def bank_conflicts(self) -> int | None:
@@ -56,7 +59,8 @@ class SimulationReport:
 
 def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (),
              warp_size: int = 32, bank_conflicts: bool = False,
-             max_steps: int = DEFAULT_MAX_STEPS, race_check: bool = True) -> SimulationReport:
+             max_steps: int = DEFAULT_MAX_STEPS, race_check: bool = True,
+             report: bool = False, global_sectors: bool = False) -> SimulationReport:
     """Run ``kernel`` of ``module`` (a parsed module or MLIR text) on ``grid`` x ``block``.
 
     ``args`` maps argument names (the kernel's ``%name``) to numpy arrays (memref
@@ -68,6 +72,10 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     A run that executes more than ``max_steps`` IR ops (a loop running away) stops with a
     :class:`SimulationError` naming the loop and its line. ``race_check=False`` leaves out
     the shared-memory race and initialization checks (for speed runs of checked kernels).
+    ``report=True`` (TTGIR kernels) measures the cost of every op as it runs: the result's
+    ``report`` (:class:`~layoutkit.backends.simt.cost_report.RunReport`).
+    ``global_sectors=True`` counts, per global-memory load and store, the 32-byte sectors its
+    warps touched against the minimum for the bytes they moved (``report.global_sectors``).
 
     A Triton kernel (``tt.func``, TTGIR) runs the same way without ``block``: its block is
     ``ttg.num-warps`` x ``ttg.threads-per-warp`` threads, pointer arguments are numpy arrays
@@ -76,6 +84,7 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     """
     from layoutkit.ir import find_kernel, parse_module
 
+    text = module if isinstance(module, str) else None
     if isinstance(module, str):
         module = parse_module(module)
     check_max_steps(max_steps)
@@ -83,20 +92,35 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
         if block is not None:
             raise LayoutError(f"block: a TTGIR kernel's block is ttg.num-warps x ttg.threads-per-warp; "
                               f"got block {block!r}")
-        stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps)
-        seconds = run_triton(module, kernel, grid, args, stats)
-        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds)
+        stats = Stats(count_banks=bank_conflicts or report, check_races=race_check, max_steps=max_steps)
+        seconds = run_triton(module, kernel, grid, args, stats, report, text)
+        measured = stats.recorder.report(kernel, seconds, stats.banks) if report else None
+        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
+                                measured)
     if block is None:
         raise LayoutError(f"block: kernel @{kernel} needs a block size")
     func = find_kernel(module, kernel)
     geometry = Geometry(launch_dims("grid", grid), launch_dims("block", block), warp_size)
     values = bind_arguments(func, args)
-    stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps)
+    stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps,
+                  count_sectors=global_sectors)
     seconds = run_kernel(func, geometry, values, stats)
-    wavefronts = None
-    if stats.banks is not None:
-        wavefronts = {_op_label(op): (w, ideal) for op, (w, ideal) in stats.banks.items()}
-    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, wavefronts)
+    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
+                            _sectors(stats))
+
+
+def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:
+    """Wavefronts and their ideal per op label (None when not counted)."""
+    if stats.banks is None:
+        return None
+    return {_op_label(op): (w, ideal) for op, (w, ideal) in stats.banks.items()}
+
+
+def _sectors(stats: Stats) -> dict[str, tuple[int, int]] | None:
+    """Global sectors and their minimum per op label (None when not counted)."""
+    if stats.sectors is None:
+        return None
+    return {_op_label(op): (n, least) for op, (n, least) in stats.sectors.items()}
 
 
 def _op_label(op) -> str:
@@ -107,4 +131,4 @@ def _op_label(op) -> str:
     return f"line {line}: {text}" if line else text
 
 
-__all__ = ["SimulationError", "SimulationReport", "run_function", "simulate"]
+__all__ = ["RunReport", "SimulationError", "SimulationReport", "run_function", "simulate"]

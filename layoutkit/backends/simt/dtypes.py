@@ -22,7 +22,17 @@ def element_dtype(type_: Attribute) -> np.dtype:
         type_ = type_.element_type
     if type_.name == "tt.ptr":  # a Triton pointer: buffer and byte offset in an int64
         return np.dtype(np.int64)
-    return scalar_type(type_).numpy
+    fp8 = fp8_dtype(str(type_))
+    return fp8 if fp8 is not None else scalar_type(type_).numpy
+
+
+def fp8_dtype(text: str) -> np.dtype | None:
+    """ml_dtypes' dtype of an MLIR fp8 type (the simulator's only; Triton converts them
+    with ``tt.fp_to_fp`` before arithmetic). Example: ``f8E4M3FN`` -> ``float8_e4m3fn``."""
+    if not text.startswith("f8E"):
+        return None
+    dtype = getattr(ml_dtypes, "float8_" + text[2:].lower(), None)
+    return None if dtype is None else np.dtype(dtype)
 
 
 def vector_shape(type_: Attribute) -> tuple[int, ...]:

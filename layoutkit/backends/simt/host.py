@@ -59,6 +59,7 @@ class HostMachine(Machine):
         self.handlers = {**handlers(), memref.AllocOp: _alloc, memref.CopyOp: _copy}
         self.warp_size = warp_size
         self.reports = reports
+        self.count_memory = False  # count each launch's shared wavefronts and global sectors
 
 
 def _alloc(m: HostMachine, op, mask) -> None:
@@ -91,12 +92,13 @@ def launch(m: Machine, op) -> None:
         m.fail(op, str(err))
     values = [m.env[v] if isinstance(m.env[v], Buffer) else np.asarray(m.env[v])[:1]
               for v in op.kernelOperands]
-    stats = Stats(max_steps=m.stats.max_steps)
+    stats = Stats(count_banks=m.count_memory, count_sectors=m.count_memory, max_steps=m.stats.max_steps)
     seconds = run_kernel(kernel, geometry, values, stats)
     if m.reports is not None:
-        from layoutkit.backends.simt import SimulationReport
+        from layoutkit.backends.simt import SimulationReport, _sectors, _wavefronts
 
-        m.reports.append(SimulationReport(kernel.sym_name.data, stats.ops, stats.thread_instructions, seconds))
+        m.reports.append(SimulationReport(kernel.sym_name.data, stats.ops, stats.thread_instructions, seconds,
+                                          _wavefronts(stats), _sectors(stats)))
 
 
 def host_functions(module) -> dict:
@@ -106,13 +108,16 @@ def host_functions(module) -> dict:
 
 
 def run_function(module, name: str, args: Mapping | Sequence = (), *, warp_size: int = 32,
-                 max_steps: int = DEFAULT_MAX_STEPS, reports: list | None = None) -> tuple:
+                 max_steps: int = DEFAULT_MAX_STEPS, reports: list | None = None,
+                 memory_counts: bool = False) -> tuple:
     """Run the host function ``name`` of ``module`` (parsed or MLIR text) on the simulator.
 
     ``args`` as for :func:`~layoutkit.backends.simt.simulate` (memref arguments are numpy
     arrays, written in place). Returns the values of its ``func.return``: numpy arrays for
     memrefs, numpy scalars otherwise. With ``reports`` (a list), a
-    :class:`~layoutkit.backends.simt.SimulationReport` per kernel launch is appended.
+    :class:`~layoutkit.backends.simt.SimulationReport` per kernel launch is appended; with
+    ``memory_counts=True`` too, each report has its kernel's shared wavefronts and global
+    32-byte sectors per op against their lower bounds.
     """
     from layoutkit.ir import parse_module
 
@@ -126,6 +131,7 @@ def run_function(module, name: str, args: Mapping | Sequence = (), *, warp_size:
     function = found[name]
     values = bind_arguments(function, args)
     machine = HostMachine(function, values, warp_size, max_steps, reports)
+    machine.count_memory = memory_counts
     with np.errstate(all="ignore"):
         returned = machine.run_block(function.body.blocks[0], machine.chunk.valid.copy()) or []
     return tuple(np.array(v.data.reshape(v.shape)) if isinstance(v, Buffer) else np.asarray(v).ravel()[0]

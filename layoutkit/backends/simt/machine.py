@@ -39,21 +39,31 @@ from layoutkit.ir.dialects.upstream import gpu
 _STATIC_ATTRIBUTE = "_layoutkit_simt_static"
 
 
+_LOOPS = ("scf.for", "scf.while", "scf.parallel", "scf.forall", "affine.for", "affine.parallel")
 DEFAULT_MAX_STEPS = 10**8  # executed IR ops of one run before it is stopped (a runaway loop)
 
 
 class Stats:
     """Counts of executed ops and thread-instructions (ops times active threads), and
-    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}.
+    when asked, shared-memory wavefronts per op: {op: [wavefronts, ideal wavefronts]}, and
+    global-memory 32-byte sectors per op: {op: [sectors, minimum sectors]}.
     A run stops with an error naming the loop once more than ``max_steps`` ops executed."""
 
     def __init__(self, count_banks: bool = False, check_races: bool = True,
-                 max_steps: int = DEFAULT_MAX_STEPS) -> None:
+                 max_steps: int = DEFAULT_MAX_STEPS, count_sectors: bool = False) -> None:
         self.max_steps = max_steps
         self.ops = 0
         self.thread_instructions = 0
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
         self.check_races = check_races
+        self.counts: dict[Operation, dict[str, int]] = {}  # per op: thread-instructions by kind
+        self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
+        self.sectors: dict[Operation, list[int]] | None = {} if count_sectors else None
+
+    def count(self, op: Operation, kind: str, thread_instructions: int) -> None:
+        """Add ``thread_instructions`` of ``kind`` (e.g. ``gather shuffle``) to ``op``'s counts."""
+        per_op = self.counts.setdefault(op, {})
+        per_op[kind] = per_op.get(kind, 0) + int(thread_instructions)
 
 
 MAX_SHARED_BYTES = 227 * 1024  # shared memory per block of the largest GPUs (sm_90)
@@ -227,8 +237,13 @@ class Machine:
 
     def step_limit(self, block: Block) -> None:
         """Stop the run: it executed more ops than ``max_steps`` (the op owning ``block``,
-        usually a loop, is named with its line)."""
-        self.fail(block.parent_op() or self.kernel,
+        usually a loop, is named with its line; a region inside a loop, such as a reduction's
+        combiner, names the nearest loop around it)."""
+        owner = block.parent_op()
+        loop = owner
+        while loop is not None and loop.name not in _LOOPS:
+            loop = loop.parent_op()
+        self.fail(loop or owner or self.kernel,
                   f"stopped after {self.stats.ops} executed ops, more than the step limit "
                   f"{self.stats.max_steps} (a loop that runs too long or forever? raise the "
                   f"limit with --max-steps / max_steps=)")

@@ -1,4 +1,5 @@
-"""Observers of shared-memory accesses: race and initialization checks, bank wavefronts.
+"""Observers of shared-memory accesses: race and initialization checks, bank wavefronts;
+the 32-byte sectors of global-memory accesses.
 
 Every shared-memory access of the simulator goes through one path
 (:meth:`Machine.shared_access <layoutkit.backends.simt.machine.Machine.shared_access>`),
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from layoutkit.analysis.banks import shared_wavefronts
+from layoutkit.analysis.banks import global_sectors, shared_wavefronts
 from layoutkit.core.indices import unravel
 
 
@@ -116,9 +117,37 @@ def bank_wavefronts(slots: np.ndarray, addresses: np.ndarray, access_bytes: int,
     """
     if slots.size == 0:
         return 0, 0
+    wavefronts, lower = shared_wavefronts(warp_requests(slots, addresses, warp_size), access_bytes)
+    return int(wavefronts.sum()), int(lower.sum())
+
+
+def warp_requests(slots: np.ndarray, addresses: np.ndarray, warp_size: int) -> np.ndarray:
+    """The byte addresses ``[instruction, warp, lane]`` of the warp requests of one op:
+    thread slot ``slots[i]`` accesses ``addresses[i, k]`` in its k-th instruction (-1:
+    none); lanes of a warp whose thread is not in ``slots`` are inactive (-1)."""
     addresses = addresses.reshape(slots.size, -1)
     warps, warp_index = np.unique(slots // warp_size, return_inverse=True)
     requests = np.full((addresses.shape[1], warps.size, warp_size), -1, np.int64)
     requests[:, warp_index, slots % warp_size] = addresses.T
-    wavefronts, lower = shared_wavefronts(requests, access_bytes)
-    return int(wavefronts.sum()), int(lower.sum())
+    return requests
+
+
+def count_global_sectors(machine, op, buffer, ids, flat: np.ndarray) -> None:
+    """Add the 32-byte sectors the warps of an access of global ``buffer`` touched, and
+    their minimum, to ``machine.stats.sectors[op]`` (:func:`layoutkit.analysis.global_sectors`):
+    active threads ``ids`` (None: all) access element offsets ``flat`` (threads or 1, *vector).
+    Example: 32 lanes reading consecutive f32 elements: 4 sectors, minimum 4; reading a
+    column of a row-major 32x32 f32 matrix: 32 sectors, minimum 4."""
+    threads = machine.chunk.threads
+    if flat.shape[0] == 1 and threads != 1:
+        flat = np.broadcast_to(flat, (threads, *flat.shape[1:]))
+    slots = machine.chunk.slots if ids is None else ids
+    if flat.shape[0] != slots.size:
+        flat = flat[slots]
+    itemsize = buffer.data.itemsize
+    offsets = flat.reshape(slots.size, -1)
+    requests = warp_requests(slots, np.where(offsets >= 0, offsets * itemsize, -1), machine.geometry.warp_size)
+    sectors, minimum = global_sectors(requests, itemsize)
+    counts = machine.stats.sectors.setdefault(op, [0, 0])
+    counts[0] += int(sectors.sum())
+    counts[1] += int(minimum.sum())

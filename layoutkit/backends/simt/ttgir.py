@@ -88,6 +88,14 @@ class TritonMachine(Machine):
         super().__init__(kernel, chunk, values, stats)
         self.buffers = buffers
 
+    def _plan(self, block) -> list:
+        """The machine's steps; with a cost recorder, each handler wrapped to count its op."""
+        steps = super()._plan(block)
+        recorder = self.stats.recorder
+        if recorder is None:
+            return steps
+        return [(handler if handler is None else recorder.wrap(handler, op, block), op) for handler, op in steps]
+
     # ----------------------------------------------------------------- distributions
     def distribution(self, op, type_: Attribute) -> Distribution:
         """The distribution of tensor type ``type_`` (an error naming ``op`` if it has none)."""
@@ -127,11 +135,27 @@ class TritonMachine(Machine):
         return flat[:, dist.linear].reshape(-1, dist.registers)
 
     def in_thread(self, op, value: np.ndarray, src_type: Attribute, dst_type: Attribute,
-                  source_of) -> np.ndarray:
+                  source_of, key=None) -> np.ndarray:
         """The value of ``dst_type`` whose element at coordinates c is the element at
         ``source_of(c)`` of ``value`` (``src_type``), each read from a register of the
         same thread. ``source_of`` maps coordinates (..., dst rank) to (..., src rank).
-        Example: broadcast 4x1 -> 4x8 in one blocked layout: c = (i, j) reads (i, 0)."""
+        Example: broadcast 4x1 -> 4x8 in one blocked layout: c = (i, j) reads (i, 0).
+        The gather is computed once per ``key`` (default: the op and ``dst_type``) and kept
+        for the kernel; one that keeps every register in place returns ``value`` itself."""
+        cache_key = ("in_thread", op, dst_type) if key is None else ("in_thread", key)
+        gather = self.static.get(cache_key)
+        if gather is None:
+            gather = self.static[cache_key] = self._gather(op, src_type, dst_type, source_of)
+        if value.shape == (1, 1) or gather is True:
+            return value
+        flat, src_registers, dst_registers = gather
+        blocks = self.blocks_view(value, src_registers)
+        return np.take(blocks.reshape(blocks.shape[0], -1), flat, axis=1).reshape(-1, dst_registers)
+
+    def _gather(self, op, src_type, dst_type, source_of):
+        """True when every destination register is its own source register; else (flat
+        source index (slots, dst registers) into a block's (slots x src registers), src
+        registers, dst registers)."""
         src = self.distribution(op, src_type)
         dst = self.distribution(op, dst_type)
         index = _gather_index(src, dst, source_of)
@@ -140,18 +164,17 @@ class TritonMachine(Machine):
             lane, warp = slot % self.geometry.warp_size, slot // self.geometry.warp_size
             self.fail(op, f"result element {coord} of warp {warp}, lane {lane} is not held by that "
                           f"thread in the operand's encoding (the op cannot move data between threads)")
-        if value.shape == (1, 1):
-            return value
-        blocks = self.blocks_view(value, src.registers)
-        out = np.take_along_axis(blocks, np.broadcast_to(index, (blocks.shape[0], *index.shape)), axis=2)
-        return out.reshape(-1, dst.registers)
+        if src.registers == dst.registers and (index == np.arange(dst.registers)).all():
+            return True
+        flat = np.arange(index.shape[0])[:, None] * src.registers + index
+        return flat, src.registers, dst.registers
 
     # ----------------------------------------------------------------- pointers
     def decode(self, op, pointers: np.ndarray) -> tuple[int, np.ndarray]:
         """(buffer index, byte offsets) of a pointer array into one argument's buffer."""
-        tags = (pointers + _HALF) >> POINTER_SHIFT
-        first = int(tags.flat[0])
-        if not (tags == first).all():
+        low, high = (int(pointers.min()), int(pointers.max())) if pointers.size > 1 else (int(pointers.flat[0]),) * 2
+        first = (low + _HALF) >> POINTER_SHIFT
+        if (high + _HALF) >> POINTER_SHIFT != first:  # tags grow with the pointer: equal ends, equal all
             self.fail(op, "a tensor of pointers into several arguments is not supported")
         if not 1 <= first <= len(self.buffers):
             self.fail(op, f"pointer {int(pointers.flat[0])} does not point into a kernel argument")
@@ -164,9 +187,13 @@ class TritonMachine(Machine):
         with block, thread and element."""
         which, offsets = self.decode(op, pointers)
         buffer = self.buffers[which]
-        itemsize = buffer.data.itemsize
-        index = offsets // itemsize
-        bad = ((offsets % itemsize != 0) | (index < 0) | (index >= buffer.size)) & active
+        itemsize = pointee_dtype(type_).itemsize  # a bitcast pointer reads its own type
+        index = offsets >> (itemsize.bit_length() - 1) if itemsize & (itemsize - 1) == 0 else offsets // itemsize
+        size = buffer.data.nbytes // itemsize
+        if active.all() and int(offsets.min()) >= 0 and int(offsets.max()) < size * itemsize and (
+                itemsize == 1 or not (offsets & (itemsize - 1)).any()):
+            return buffer, index  # every element active, in bounds and aligned: nothing to report
+        bad = ((offsets % itemsize != 0) | (index < 0) | (index >= size)) & active
         if bad.any():
             where = np.argwhere(np.broadcast_to(bad, np.broadcast_shapes(bad.shape, active.shape)))[0]
             thread = int(where[0])
@@ -179,8 +206,21 @@ class TritonMachine(Machine):
             offset = int(np.broadcast_to(offsets, bad.shape)[tuple(where)])
             self.fail(op, f"address {offset} bytes from '{buffer.name}' is "
                           f"{'misaligned' if offset % itemsize else 'out of bounds'} "
-                          f"({buffer.size} elements of {itemsize} bytes){element}", thread)
+                          f"({size} elements of {itemsize} bytes){element}", thread)
         return buffer, np.where(active, index, 0)
+
+    def pointee_data(self, buffer: Buffer, type_: Attribute) -> np.ndarray:
+        """``buffer``'s elements as the pointee type of pointer type ``type_`` (a pointer
+        bitcast from ``!tt.ptr<f32>`` to ``!tt.ptr<i32>`` reads the same bytes as i32)."""
+        dtype = pointee_dtype(type_)
+        return buffer.data if buffer.data.dtype == dtype else buffer.data.view(dtype)
+
+
+def pointee_dtype(type_: Attribute) -> np.dtype:
+    """The numpy dtype of what a pointer (or tensor of pointers) type points to."""
+    from layoutkit.ir.dialects import tt
+
+    return element_dtype(tt.element_type(type_).pointee)
 
 
 def _gather_index(src: Distribution, dst: Distribution, source_of):
@@ -252,11 +292,17 @@ def bind_triton_arguments(func, args: Mapping | Sequence) -> tuple[list, list[Bu
     return values, buffers
 
 
-def run_triton(module, name: str, grid, args, stats: Stats) -> float:
-    """Run ``tt.func @name`` of ``module`` over ``grid``, chunk by chunk of blocks."""
+def run_triton(module, name: str, grid, args, stats: Stats, report: bool = False,
+               text: str | None = None) -> float:
+    """Run ``tt.func @name`` of ``module`` over ``grid``, chunk by chunk of blocks; with
+    ``report``, ``stats.recorder`` counts every op (``text`` names the layout aliases)."""
     func = find_triton_kernel(module, name)
     if func is None:
         raise LayoutError(f"kernel: no tt.func named '{name}'")
+    if report:
+        from layoutkit.backends.simt.cost_report import Recorder
+
+        stats.recorder = Recorder(func, module, text)
     geometry = module_geometry(module, grid)
     values, buffers = bind_triton_arguments(func, args)
     start = time.perf_counter()

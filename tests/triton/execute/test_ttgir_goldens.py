@@ -14,7 +14,7 @@ from layoutkit import LayoutError
 from layoutkit.ir import parse_module
 
 GOLDENS = Path(__file__).parents[1] / "frontend" / "goldens"
-TARGETS = ("cuda-80", "cuda-90")
+TARGETS = ("cuda-80", "cuda-90", "hip-gfx942")
 
 
 def module(kernel: str, target: str):
@@ -225,3 +225,120 @@ def test_convert_layout_moves_every_element_to_its_destination_owner():
     out = np.full(3 * 2048, -1, np.int32)
     layoutkit.simulate(parse_module(CONVERT), "k", grid=3, args=[out])
     np.testing.assert_array_equal(out, np.arange(3 * 2048))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_atomic_accumulate_masked_tail(target, rng):
+    """fadd of every element into its bin (duplicate bins within one op and across
+    programs accumulate), and the float atomic_max Triton builds from an int max (values
+    >= 0) and a uint min (values < 0), per program."""
+    n, block = 1000, 256  # 4 programs; the last has 24 elements masked (loaded as 0.0)
+    vals = rng.integers(-40, 40, n).astype(np.float32)  # exact sums in any order
+    bins = rng.integers(0, 16, n).astype(np.int32)
+    total = np.full(16, 0.5, np.float32)
+    best = np.full(4, -np.inf, np.float32)
+    layoutkit.simulate(module("atomic_accumulate", target), "atomic_accumulate", grid=4,
+                       args=[vals, bins, total, best, n])
+    np.testing.assert_array_equal(total, 0.5 + np.bincount(bins, weights=vals, minlength=16))
+    padded = np.zeros(4 * block, np.float32)
+    padded[:n] = vals  # masked lanes take other = 0.0 and join the tl.max
+    np.testing.assert_array_equal(best, padded.reshape(4, block).max(axis=1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_elementwise_mix_masked_tail(target, rng):
+    n = 1300  # BLOCK 512: 3 programs, 236 masked elements never stored
+    x = rng.standard_normal(n).astype(np.float32) * 3
+    h = rng.standard_normal(n).astype(np.float16) * 3
+    i = rng.integers(-100, 100, n).astype(np.int32)
+    out, iout = np.full(n + 5, 7, np.float32), np.full(n + 5, 7, np.int32)
+    layoutkit.simulate(module("elementwise_mix", target), "elementwise_mix", grid=3,
+                       args=[x, i, h, out[:n], iout[:n], n])
+    y = np.maximum(x, h.astype(np.float32)) - np.minimum(x, np.float32(0))
+    y = np.where(i > 3, np.sqrt(np.abs(y)), y / np.float32(3))
+    y = np.clip(y, np.float32(-2), np.float32(2)) + i.astype(np.float32)
+    np.testing.assert_array_equal(out[:n], y.astype(np.float16).astype(np.float32))
+    j = ((i << 2) ^ (i >> 1)) & 255
+    quotient = np.sign(i) * (np.abs(i) // 3)  # arith.divsi truncates toward zero
+    j = j % 7 + quotient * np.abs(i)
+    np.testing.assert_array_equal(iout[:n], j.astype(np.int16).astype(np.int32))
+    assert (out[n:] == 7).all() and (iout[n:] == 7).all()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_join_split_cat(target, rng):
+    """tt.cat (can_reorder) keeps each thread's registers, lhs then rhs: with T threads
+    and k = 256 / T registers (1-D blocked, sizePerThread 1: register r of thread t holds
+    t + r*T), thread t stores a[t], a[t+T], ..., b[t], b[t+T], ... at 2k t .. 2k t + 2k - 1."""
+    a, b = rng.standard_normal(256).astype(np.float32), rng.standard_normal(256).astype(np.float32)
+    pair, total, both = np.zeros(512, np.float32), np.zeros(256, np.float32), np.zeros(512, np.float32)
+    layoutkit.simulate(module("join_split_cat", target), "join_split_cat", grid=1,
+                       args=[a, b, pair, total, both])
+    np.testing.assert_array_equal(pair, np.stack([a, b], axis=1).reshape(-1))
+    np.testing.assert_array_equal(total, a * 2 + b * 2)
+    threads = 256 if target == "hip-gfx942" else 128
+    k = 256 // threads
+    expected = np.concatenate([a.reshape(k, threads).T, b.reshape(k, threads).T], axis=1).reshape(-1)
+    np.testing.assert_array_equal(both, expected)
+    assert sorted(both) == sorted(np.concatenate([a, b]))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gather_rows_by_warp_shuffles(target, rng):
+    from layoutkit.backends.simt.machine import Stats
+    from layoutkit.backends.simt.ttgir import run_triton
+
+    src = rng.standard_normal((32, 32)).astype(np.float32)
+    idx = rng.integers(0, 32, (32, 32)).astype(np.int32)
+    out = np.zeros_like(src)
+    stats = Stats()
+    run_triton(module("gather_rows", target), "gather_rows", 1, [src, idx, out], stats)
+    np.testing.assert_array_equal(out, np.take_along_axis(src, idx, axis=1))
+    # each row lies in one warp with one element per lane (threadsPerWarp [1|2, 32]): every
+    # index register is one shfl.idx + one select, 32 * 32 of them per program
+    (counts,) = [c for op, c in stats.counts.items() if op.name == "tt.gather"]
+    assert counts == {"gather shuffle": 32 * 32, "gather select": 32 * 32}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_histogram_bins_wraps_like_the_gpu(target, rng):
+    """Bins are the value's low bits (64 bins >= the warp size): in-range values count as
+    np.histogram; 70 lands in bin 6 and -1 in bin 63, as the GPU's ballot algorithm puts them."""
+    x = rng.integers(0, 64, 1024).astype(np.int32)
+    out = np.zeros(64, np.int32)
+    layoutkit.simulate(module("histogram_bins", target), "histogram_bins", grid=1, args=[x, out])
+    np.testing.assert_array_equal(out, np.histogram(x, bins=64, range=(0, 64))[0])
+    x[:3] = [70, -1, 127]
+    layoutkit.simulate(module("histogram_bins", target), "histogram_bins", grid=1, args=[x, out])
+    np.testing.assert_array_equal(out, np.bincount(x & 63, minlength=64))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_loop_past_the_step_limit_stops_naming_the_loop(target, rng):
+    x = rng.standard_normal(128).astype(np.float32)
+    with pytest.raises(LayoutError, match=r"scf.while.*step limit 3000"):  # y never reaches inf
+        layoutkit.simulate(module("branch_and_while", target), "branch_and_while", grid=1,
+                           args=[x, np.zeros_like(x), 1, np.inf], max_steps=3000)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_transpose_tile(target, rng):
+    x = rng.standard_normal((64, 64)).astype(np.float16)
+    out = np.zeros_like(x)
+    layoutkit.simulate(module("transpose_tile", target), "transpose_tile", grid=1, args=[x, out])
+    np.testing.assert_array_equal(out, x.T)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_replicated_chain(target, rng):
+    x = rng.integers(1, 50, (64, 64)).astype(np.float32)  # exact row sums, never 0
+    out, row = np.zeros_like(x), np.zeros(64, np.float32)
+    layoutkit.simulate(module("replicated_chain", target), "replicated_chain", grid=1, args=[x, out, row])
+    scale = x.sum(axis=1)
+    for d in (3, 5, 7, 11):
+        if target.startswith("cuda"):  # NVIDIA's pipeline multiplies by tt.approx_divf(1, d)
+            scale = scale * (np.float32(1) / np.float32(d))
+        else:
+            scale = scale / np.float32(d)
+    np.testing.assert_array_equal(row, scale)
+    np.testing.assert_array_equal(out, x / scale[:, None])

@@ -16,6 +16,7 @@ from layoutkit.backends.simt.machine import (
     threads_last,
 )
 from layoutkit.backends.simt.memory import Buffer
+from layoutkit.backends.simt.observers import count_global_sectors
 from layoutkit.backends.simt.registry import handles
 from layoutkit.ir.dialects.upstream import gpu
 from layoutkit.ir.dialects.upstream.memref import AtomicRMWOp
@@ -99,12 +100,16 @@ def load(m, op, mask) -> None:
             return
         if space == "global":
             env[result] = buffer.data[flat]
+            if m.stats.sectors is not None:
+                count_global_sectors(m, op, buffer, None if m.full else np.flatnonzero(mask), flat)
             return
     ids = None if m.full else np.flatnonzero(mask)
     if ids is not None and flat.shape[0] != 1:
         flat = np.where(expand(mask, flat.ndim), flat, 0)
     if space == "global":
         env[result] = buffer.data[flat]
+        if m.stats.sectors is not None:
+            count_global_sectors(m, op, buffer, ids, flat)
         return
     if space == "private":
         threads = m.private_columns(flat.ndim)
@@ -174,6 +179,8 @@ def store(m, op, mask) -> None:
         value = full(value, threads)[ids]
     if space == "global":
         buffer.data[flat] = value
+        if m.stats.sectors is not None:
+            count_global_sectors(m, op, buffer, ids, flat)
         return
     if space == "private":
         columns = m.private_columns(flat.ndim) if ids is None else ids.reshape((-1,) + (1,) * (flat.ndim - 1))

@@ -3,12 +3,14 @@ buffer + byte offset (see :mod:`layoutkit.backends.simt.ttgir`). One numpy op pe
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 
-from layoutkit.backends.simt.dtypes import element_dtype
+from layoutkit.backends.simt.dtypes import element_dtype, fp8_dtype
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles, terminates
+from layoutkit.ir.dialects import triton_format as fmt
 from layoutkit.ir.dialects import tt
 
 terminates(tt.ReturnOp, tt.ReduceReturnOp, tt.ScanReturnOp)
@@ -103,7 +105,8 @@ def split(m, op, mask) -> None:
     value = m.value(op.src)
     for k, result in enumerate((op.outLHS, op.outRHS)):
         m.env[result] = m.in_thread(op, value, op.src.type, result.type,
-                                    lambda c, k=k: np.concatenate([c, np.full(c.shape[:-1] + (1,), k)], axis=-1))
+                                    lambda c, k=k: np.concatenate([c, np.full(c.shape[:-1] + (1,), k)], axis=-1),
+                                    key=(op, k))
 
 
 class _Stacked:
@@ -171,7 +174,7 @@ def load(m, op, mask) -> None:
     active = _active(m, op, mask, op.mask)
     pointers = np.broadcast_to(pointers, np.broadcast_shapes(pointers.shape, active.shape))
     buffer, index = m.element_index(op, pointers, active, op.ptr.type)
-    out = buffer.data[index]
+    out = m.pointee_data(buffer, op.ptr.type)[index]
     if op.other is not None or not active.all():
         other = m.value(op.other) if op.other is not None else np.zeros((1,) * out.ndim, out.dtype)
         out = np.where(active, out, other)
@@ -187,7 +190,7 @@ def store(m, op, mask) -> None:
     active = np.broadcast_to(active, pointers.shape)
     buffer, index = m.element_index(op, pointers, active, op.ptr.type)
     values = np.broadcast_to(full(m.value(op.value), mask.shape[0]), pointers.shape)
-    buffer.data[index[active]] = values[active]
+    m.pointee_data(buffer, op.ptr.type)[index[active]] = values[active]
 
 
 # ----------------------------------------------------------------------- reductions
@@ -248,6 +251,51 @@ def scan(m, op, mask) -> None:
         m.env[result] = m.distribute(op, np.moveaxis(value, -1, axis), result.type)
 
 
+# ----------------------------------------------------------------------- dots
+
+
+@handles(tt.DotOp)
+def dot(m, op, mask) -> None:
+    """D = A @ B + C from the distributed operands, each warp multiplying the fragments its
+    own lanes hold (:mod:`layoutkit.backends.simt.dot_fragments`): one gather of A and B
+    over all blocks into (blocks, warps, Mw, K) and (blocks, warps, K, Nw), one matmul with
+    the inputs as the hardware takes them (:mod:`layoutkit.backends.simt.dot_inputs`), one
+    scatter into the result's registers, plus C. Encodings the GPU lowering would reject
+    are an error naming the op and its line."""
+    from layoutkit.backends.simt import dot_inputs
+    from layoutkit.backends.simt.dot_fragments import check_dot_encodings, dot_plan
+    from layoutkit.errors import LayoutError
+    from layoutkit.layouts.triton.blocked import BlockedEncoding
+
+    geometry = m.geometry
+    plan = m.static.get(op)
+    if plan is None:
+        try:
+            check_dot_encodings(op.a.type, op.b.type, op.d.type, geometry.warp_size)
+        except LayoutError as err:
+            m.fail(op, str(err))
+        distributions = [m.distribution(op, v.type) for v in (op.a, op.b, op.d)]
+        try:
+            plan = dot_plan(*distributions, geometry.warp_size)
+        except LayoutError as err:
+            m.fail(op, str(err))
+        m.static[op] = plan
+    precision = dot_inputs.IEEE if isinstance(op.d.type.encoding.layout, BlockedEncoding) \
+        else dot_inputs.input_precision(op.inputPrecision)
+    blocks = m.chunk.blocks
+    a, b = (m.blocks_view(m.value(v), m.distribution(op, v.type).registers).reshape(blocks, -1)
+            for v in (op.a, op.b))
+    product = dot_inputs.dot(np.take(a, plan.a_index, axis=1), np.take(b, plan.b_index, axis=1), None, precision)
+    registers = plan.d_index.shape[1]
+    out = np.take(product.reshape(blocks, -1), plan.d_index, axis=1).reshape(-1, registers)
+    c = m.value(op.c)
+    if c.dtype == out.dtype:
+        out += c
+    else:
+        out = out + c.astype(out.dtype)
+    m.env[op.d] = out.astype(element_dtype(op.d.type.element_type), copy=False)
+
+
 # ----------------------------------------------------------------------- elementwise
 
 
@@ -267,10 +315,12 @@ def precise_div(m, op, mask) -> None:
 def mulhi(m, op, mask) -> None:
     x, y = (m.value(v) for v in op.operands)
     bits = x.dtype.itemsize * 8
-    wide = x.astype(np.uint64) * y.astype(np.uint64) if bits <= 32 else None
-    if wide is None:
-        m.fail(op, "64-bit mulhiui is not supported")
-    m.env[op.results[0]] = (wide >> bits).astype(x.dtype)
+    if bits == 64:
+        m.env[op.results[0]] = _widened_mulhi(x.astype(np.uint64), y.astype(np.uint64)).astype(x.dtype)
+        return
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    wide = x.astype(unsigned).astype(np.uint64) * y.astype(unsigned).astype(np.uint64)
+    m.env[op.results[0]] = (wide >> np.uint64(bits)).astype(unsigned).astype(x.dtype)
 
 
 @handles(tt.AssertOp)
@@ -279,3 +329,364 @@ def assert_(m, op, mask) -> None:
     failed = ~np.broadcast_to(cond.reshape(cond.shape[0], -1).all(axis=1), mask.shape) & mask
     if failed.any():
         m.fail(op, f"assertion failed: {op.message.data}", int(np.flatnonzero(failed)[0]))
+
+
+@handles(tt.ApproxDivFOp)
+def approx_div(m, op, mask) -> None:
+    """``div.full.f32`` on the GPU is within 2 ulp; here the correctly rounded quotient."""
+    precise_div(m, op, mask)
+
+
+@handles(tt.ClampFOp)
+def clampf(m, op, mask) -> None:
+    """min(max(x, lo), hi) as Triton lowers it: with ``propagateNan = none`` LLVM's
+    maxnum/minnum (a NaN operand yields the other one: clamp(NaN) = lo); with ``all``
+    maximum/minimum (NaN in, NaN out)."""
+    x, lo, hi = (m.value(v) for v in (op.x, op.min, op.max))
+    nan_all = _int(op.propagateNan) != 0
+    top, bottom = (np.maximum, np.minimum) if nan_all else (np.fmax, np.fmin)
+    m.env[op.result] = bottom(top(x, lo), hi).astype(x.dtype)
+
+
+@handles(tt.BitcastOp)
+def bitcast(m, op, mask) -> None:
+    """The same bits read as the result type; a pointer keeps its address (and is then
+    read through its new pointee type)."""
+    value = m.value(op.src)
+    if isinstance(tt.element_type(op.result.type), tt.PointerType):
+        m.env[op.result] = value
+        return
+    m.env[op.result] = np.ascontiguousarray(value).view(element_dtype(op.result.type))
+
+
+@handles(tt.FpToFpOp)
+def fp_to_fp(m, op, mask) -> None:
+    """A float conversion: widening is exact; narrowing rounds to nearest even (``rtne``,
+    and the default) or toward zero (``rtz``: the nearest-even result stepped one ulp
+    toward zero where it is farther from zero than the operand; an overflow to inf becomes
+    the largest finite value). fp8 types are ml_dtypes' (``f8E4M3FN``, ``f8E5M2``, ...);
+    conversions to fp8 saturate (PTX ``cvt.rn.satfinite``, as Triton emits them): values
+    beyond the largest finite one, infinities included, become it, NaN stays NaN.
+    Example: f32 1e6 -> f8E4M3FN 448."""
+    x = m.value(op.src)
+    dtype = element_dtype(op.result.type)
+    if fp8_dtype(str(tt.element_type(op.result.type))) is not None:
+        top = float(ml_dtypes.finfo(dtype).max)
+        x = np.clip(x.astype(np.float64), -top, top)
+    y = x.astype(dtype)
+    rounding = None if op.rounding is None else _int(op.rounding)
+    if rounding == 0 and dtype.itemsize < x.dtype.itemsize:  # rtz
+        wide = x.astype(np.float64)
+        back = y.astype(np.float64)
+        away = (np.abs(back) > np.abs(wide)) & np.isfinite(wide)
+        bits = np.ascontiguousarray(y).view(np.dtype(f"u{dtype.itemsize}"))
+        y = np.where(away, (bits - 1).astype(bits.dtype), bits).view(dtype)
+    m.env[op.result] = y
+
+
+def _widened_mulhi(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The high 64 bits of the 128-bit product of uint64 arrays, by 32-bit halves."""
+    mask = np.uint64(0xFFFFFFFF)
+    shift = np.uint64(32)
+    xl, xh, yl, yh = x & mask, x >> shift, y & mask, y >> shift
+    low = xl * yl
+    mid1 = xh * yl + (low >> shift)
+    mid2 = xl * yh + (mid1 & mask)
+    return xh * yh + (mid1 >> shift) + (mid2 >> shift)
+
+
+# ----------------------------------------------------------------------- cat, gather, histogram
+
+
+@handles(tt.CatOp)
+def cat(m, op, mask) -> None:
+    """Each thread's result registers are its lhs registers followed by its rhs registers
+    (Triton lowers ``tt.cat`` so, ``can_reorder``: the result encoding says which element
+    each register is). Example: lhs, rhs of 256 in 1 register/thread, result of 512 in
+    #blocked<[2]...>: thread t holds result elements 2t (lhs[t]) and 2t + 1 (rhs[t])."""
+    lhs, rhs = m.value(op.lhs), m.value(op.rhs)
+    left = m.distribution(op, op.lhs.type).registers
+    right = m.distribution(op, op.rhs.type).registers
+    registers = m.distribution(op, op.result.type).registers
+    if left + right != registers:
+        m.fail(op, f"the result holds {registers} registers per thread, the operands {left} + {right}")
+    threads = max(lhs.shape[0], rhs.shape[0], mask.shape[0])
+    m.env[op.result] = np.concatenate([np.broadcast_to(full(lhs, threads), (threads, left)),
+                                       np.broadcast_to(full(rhs, threads), (threads, right))], axis=1)
+
+
+def _warp_local_gather(src, idx, axis: int, warp_size: int) -> bool:
+    """Triton's GatherLoweringHelper::isWarpLocal on distributions: the gather axis does
+    not change with the warp (for source and indices), and warps and lanes map to the
+    other dims alike in both (each thread's column is the same in both)."""
+    other = [d for d in range(src.coords.shape[-1]) if d != axis]
+    warps = np.arange(0, src.coords.shape[0], warp_size)
+    for dist in (src, idx):
+        by_warp = dist.coords.reshape(len(warps), warp_size, -1, dist.coords.shape[-1])[..., axis]
+        if not (by_warp == by_warp[:1]).all():
+            return False
+    return bool((src.coords[warps, 0][:, other] == idx.coords[warps, 0][:, other]).all()
+                and (src.coords[:warp_size, 0][:, other] == idx.coords[:warp_size, 0][:, other]).all())
+
+
+@handles(tt.GatherOp)
+def gather(m, op, mask) -> None:
+    """out[c] = src[c with c[axis] = indices[c]] (indices out of range are reported).
+    The GPU moves the data as Triton's lowering decides from the layouts, whatever
+    ``efficient_layout`` says: warp-local (the column along ``axis`` held by one warp) by
+    index shuffles — per index register one ``shfl.idx`` and one select for each source
+    register of its column in the thread — else through shared memory (every thread stores
+    its source registers, a barrier, one load per index register). Counted per thread as
+    ``gather shuffle``/``gather select`` or ``gather shared store``/``load``/``barrier``."""
+    axis = _int(op.axis)
+    src_dist = m.distribution(op, op.src.type)
+    idx_dist = m.distribution(op, op.indices.type)
+    src = m.dense(op, m.value(op.src), op.src.type)
+    index = m.dense(op, m.value(op.indices), op.indices.type).astype(np.int64)
+    extent = src.shape[axis + 1]
+    bad = (index < 0) | (index >= extent)
+    if bad.any():
+        where = tuple(int(c) for c in np.argwhere(bad)[0])
+        m.fail(op, f"index {int(index[where])} at element {where[1:]} of block {where[0]} is outside "
+                   f"[0, {extent}) along axis {axis}")
+    out = np.take_along_axis(src, index, axis=axis + 1)
+    m.env[op.result] = m.distribute(op, out, op.result.type)
+    threads = int(mask.sum())
+    if _warp_local_gather(src_dist, idx_dist, axis, m.geometry.warp_size):
+        coords = src_dist.coords[0]  # thread 0's registers: the column size is the same in all
+        other = np.delete(coords, axis, axis=-1)
+        _, column = np.unique(other, axis=0, return_inverse=True)
+        per_column = max(len(np.unique(coords[column.reshape(-1) == k, axis])) for k in np.unique(column))
+        m.stats.count(op, "gather shuffle", threads * idx_dist.registers * per_column)
+        m.stats.count(op, "gather select", threads * idx_dist.registers * per_column)
+    else:
+        m.stats.count(op, "gather shared store", threads * src_dist.registers)
+        m.stats.count(op, "gather barrier", threads)
+        m.stats.count(op, "gather shared load", threads * idx_dist.registers)
+
+
+@handles(tt.HistogramOp)
+def histogram(m, op, mask) -> None:
+    """Counts of each value in bins 0..B-1 over each block's tensor (mask-off elements
+    not counted). As the GPU computes it (a ballot per bit of the bin number, B padded to
+    at least the warp size), a value lands in bin ``value & (max(B, warp) - 1)`` and is
+    counted if that is below B: out-of-range values wrap (the Triton interpreter drops them).
+    Example: B = 64, warp 64: value 70 counts in bin 6, -1 in bin 63."""
+    bins = tuple(op.result.type.get_shape())[0]
+    padded = max(bins, m.geometry.warp_size)
+    if padded & (padded - 1):
+        m.fail(op, f"the number of bins {bins} must be a power of two")
+    values = m.dense(op, m.value(op.src), op.src.type).reshape(m.chunk.blocks, -1).astype(np.int64)
+    keep = (values & (padded - 1)) < bins
+    if op.mask is not None:
+        keep &= m.dense(op, m.value(op.mask), op.mask.type).reshape(m.chunk.blocks, -1)
+    block = np.broadcast_to(np.arange(m.chunk.blocks)[:, None], values.shape)
+    flat = block[keep] * bins + (values[keep] & (padded - 1))
+    counts = np.bincount(flat, minlength=m.chunk.blocks * bins).reshape(m.chunk.blocks, bins)
+    m.env[op.result] = m.distribute(op, counts.astype(element_dtype(op.result.type)), op.result.type)
+
+
+# ----------------------------------------------------------------------- atomics
+
+
+_RMW = {value: name for name, value in fmt.ATOMIC_RMW.items()}
+
+
+def _unsigned(f):
+    def apply(old, value):
+        kind = np.dtype(f"u{old.dtype.itemsize}")
+        return f(old.view(kind), value.view(kind)).view(old.dtype)
+    return apply
+
+
+_COMBINE = {"add": np.add, "fadd": np.add, "max": np.maximum, "min": np.minimum,
+            "umax": _unsigned(np.maximum), "umin": _unsigned(np.minimum),
+            "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+            "exch": lambda old, value: value}
+_AT = {"add": np.add, "fadd": np.add, "max": np.maximum, "min": np.minimum,
+       "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def _rounds(index: np.ndarray):
+    """Positions of ``index`` split into rounds: round k holds the k-th access (in order)
+    of every address, so one round has no address twice. Example: [5, 7, 5] -> [0, 1], [2]."""
+    order = np.argsort(index, kind="stable")
+    ranked = index[order]
+    first = np.r_[True, ranked[1:] != ranked[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(ranked.size), 0))
+    rank = np.empty(index.size, np.int64)
+    rank[order] = np.arange(ranked.size) - start
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    return [by_rank[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _atomic_elements(m, op, mask, tensor_mask):
+    """Which elements perform the atomic: active threads, the op's mask, and one holder
+    per element (Triton predicates off threads holding a copy, and a scalar atomic runs
+    in one thread per program: here the first active one)."""
+    if isinstance(op.ptr.type, TensorType):
+        dist = m.distribution(op, op.ptr.type)
+        owner = m.cache.get((op, "owner"))
+        if owner is None:
+            owner = np.zeros(dist.linear.size, bool)
+            owner[np.unique(dist.linear.reshape(-1), return_index=True)[1]] = True
+            owner = m.cache[(op, "owner")] = owner.reshape(dist.linear.shape)
+        active = mask[:, None] & m.per_thread(owner)
+    else:
+        slots = m.geometry.slots_per_block
+        per_block = mask.reshape(-1, slots)
+        first = np.zeros_like(per_block)
+        first[np.arange(per_block.shape[0]), per_block.argmax(axis=1)] = True
+        active = (first & per_block).reshape(-1)
+    if tensor_mask is not None:
+        active = active & full(m.value(tensor_mask), mask.shape[0])
+    return active
+
+
+def _atomic_result(m, op, old: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """The old values as every thread holds them: copies of an element and every thread
+    of a program for a scalar atomic get the value its performing thread read."""
+    if not isinstance(op.ptr.type, TensorType):
+        per_block = np.where(active, old, 0).reshape(-1, m.geometry.slots_per_block).sum(axis=1)
+        return np.repeat(per_block.astype(old.dtype), m.geometry.slots_per_block)
+    dist = m.distribution(op, op.ptr.type)
+    owner = m.cache[(op, "owner")]
+    dense = np.zeros((m.chunk.blocks, dist.size), old.dtype)
+    dense[:, dist.linear[owner]] = m.blocks_view(old, dist.registers)[:, owner]
+    return dense[:, dist.linear].reshape(-1, dist.registers)
+
+
+def _atomic_access(m, op, mask, operands):
+    """(memory as the pointee type, addresses, operand values, performing elements) of an
+    atomic: addresses and values of the performing elements in (block, thread, register)
+    order."""
+    threads = mask.shape[0]
+    pointers = full(m.value(op.ptr), threads)
+    active = _atomic_elements(m, op, mask, getattr(op, "mask", None))
+    shape = np.broadcast_shapes(pointers.shape, active.shape)
+    pointers, active = np.broadcast_to(pointers, shape), np.broadcast_to(active, shape)
+    buffer, index = m.element_index(op, pointers, active, op.ptr.type)
+    data = m.pointee_data(buffer, op.ptr.type)
+    values = [np.broadcast_to(full(m.value(v), threads), pointers.shape)[active].astype(data.dtype)
+              for v in operands]
+    return data, index[active], values, active
+
+
+def _in_order(data: np.ndarray, where: np.ndarray, update) -> np.ndarray:
+    """Apply accesses one after another in order, sequentially consistent: access i reads
+    the memory all earlier ones left and writes ``update(old, positions)``; returns each
+    access's old value. Accesses to distinct addresses run together (:func:`_rounds`)."""
+    old = np.zeros(where.size, data.dtype)
+    for positions in _rounds(where):
+        addresses = where[positions]
+        old[positions] = data[addresses]
+        data[addresses] = update(old[positions], positions)
+    return old
+
+
+def _atomic_result(m, op, old: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """The old values as every thread holds them: copies of an element, and every thread
+    of a program for a scalar atomic, get the value its performing thread read."""
+    values = np.zeros(active.shape, old.dtype)
+    values[active] = old
+    if not isinstance(op.ptr.type, TensorType):
+        per_block = values.reshape(-1, m.geometry.slots_per_block)
+        first = active.reshape(per_block.shape).argmax(axis=1)
+        return np.repeat(per_block[np.arange(per_block.shape[0]), first], m.geometry.slots_per_block)
+    dist = m.distribution(op, op.ptr.type)
+    owner = m.cache[(op, "owner")]
+    dense = np.zeros((m.chunk.blocks, dist.size), old.dtype)
+    dense[:, dist.linear[owner]] = m.blocks_view(values, dist.registers)[:, owner]
+    return dense[:, dist.linear].reshape(-1, dist.registers)
+
+
+@handles(tt.AtomicRMWOp)
+def atomic_rmw(m, op, mask) -> None:
+    """``old = *p; *p = old <kind> v`` for each performing element, returning ``old``.
+    Kinds: add, fadd, max, min (signed, or float), umax, umin, and, or, xor, exch.
+    Duplicate addresses within the op apply one after another in (block, thread,
+    register) order, each returning what the earlier ones left (sequentially consistent);
+    memory semantics and scope change nothing on the lockstep machine. An unused result
+    with an order-free kind goes through numpy's unbuffered ``ufunc.at``, in the same order.
+    Example: fadd of [1, 2, 4] at one address holding 10 -> returns [10, 11, 13], leaves 17."""
+    kind = _RMW[_int(op.atomic_rmw_op)]
+    data, where, (values,), active = _atomic_access(m, op, mask, [op.val])
+    if not op.result.uses and kind in _AT:
+        _AT[kind].at(data, where, values)
+        return
+    combine = _COMBINE[kind]
+    old = _in_order(data, where, lambda old, positions: combine(old, values[positions]))
+    m.env[op.result] = _atomic_result(m, op, old, active)
+
+
+@handles(tt.AtomicCASOp)
+def atomic_cas(m, op, mask) -> None:
+    """``old = *p; if old == cmp: *p = val`` for each performing element (bits compared),
+    returning ``old``; duplicate addresses apply in order as for ``tt.atomic_rmw``.
+    Example: a lock at 0, three threads CAS(0 -> 1): the first gets 0, the others 1."""
+    data, where, (compare, values), active = _atomic_access(m, op, mask, [op.cmp, op.val])
+    bits = np.dtype(f"u{data.dtype.itemsize}")
+
+    def swap(old, positions):
+        hit = old.view(bits) == compare[positions].view(bits)
+        return np.where(hit, values[positions], old)
+
+    old = _in_order(data, where, swap)
+    m.env[op.result] = _atomic_result(m, op, old, active)
+
+
+# ----------------------------------------------------------------------- printing
+
+
+def _print_format(dtype: np.dtype, hex_: bool, signed: bool) -> tuple[str, object]:
+    """Triton's printf conversion of an element type, and the cast giving its argument."""
+    if hex_:
+        bits = dtype.itemsize * 8
+        return f"0x%0{bits // 4}x", lambda v: v.view(f"u{dtype.itemsize}").astype(np.uint64)
+    if dtype.kind == "f" or dtype.name == "bfloat16":
+        return "%f", lambda v: v.astype(np.float64)
+    if signed or dtype == np.bool_:
+        return "%i", lambda v: v.astype(np.int64)
+    return "%u", lambda v: v.astype(f"u{dtype.itemsize}").astype(np.uint64)
+
+
+@handles(tt.PrintOp)
+def print_(m, op, mask) -> None:
+    """Each active thread prints each element it holds, one line each, as Triton's device
+    print: ``pid (x, y, z) idx (i, j)<prefix>(operand k) <value>`` (``(operand k) `` only
+    with several operands; indices padded to the digits of their dim; floats ``%f``,
+    integers ``%i``/``%u`` by ``isSigned``, ``hex`` as ``0x%08x``). Lines come in (block,
+    thread, register) order; a GPU interleaves them in any order. Without operands:
+    ``pid (x, y, z)<prefix>`` once per active thread."""
+    prefix = op.prefix.data
+    threads = np.flatnonzero(mask)
+    pids = [m.chunk.block_xyz[axis] for axis in range(3)]
+
+    def pid(t: int) -> str:
+        return "pid (" + ", ".join(str(int(np.broadcast_to(p, mask.shape)[t])) for p in pids) + ")"
+
+    lines: list[str] = []
+    if not op.args:
+        lines = [pid(t) + prefix for t in threads]
+    signed = [int(v) for v in op.isSigned.get_values()] if op.isSigned is not None else []
+    hex_ = op.hex is not None and bool(_int(op.hex))
+    for k, arg in enumerate(op.args):
+        value = full(m.value(arg), mask.shape[0])
+        form, cast = _print_format(value.dtype, hex_, bool(signed[k]) if k < len(signed) else True)
+        operand = f"(operand {k}) " if len(op.args) > 1 else ""
+        if isinstance(arg.type, TensorType):
+            dist = m.distribution(op, arg.type)
+            widths = [len(str(d - 1)) if d > 1 else 1 for d in dist.shape]
+            value = np.broadcast_to(value, (mask.shape[0], dist.registers))
+            shown = cast(value)
+            slots = m.geometry.slots_per_block
+            for t in threads:
+                for r in range(dist.registers):
+                    idx = ", ".join(f"{int(c):>{w}}" for c, w in zip(dist.coords[t % slots, r], widths))
+                    lines.append(f"{pid(t)} idx ({idx}){prefix}{operand}{form % shown[t, r]}")
+        else:
+            shown = cast(np.broadcast_to(value, mask.shape))
+            lines.extend(f"{pid(t)} idx (){prefix}{operand}{form % shown[t]}" for t in threads)
+    if lines:
+        print("\n".join(lines))

@@ -1,0 +1,677 @@
+"""``cost-model=exact``: one layout per tensor value of a TTGIR function, chosen for the whole
+function by exact cost, and the ``ttg.convert_layout`` ops that remain.
+
+Input: TTGIR as ``convert-triton-to-tritongpu`` leaves it (or any TTGIR). Its converts are
+taken out (a convert is the identity on values); every tensor value becomes a *variable*
+(the results and iteration arguments of an ``scf.for`` share one), every ``tt.store`` too,
+and every use of a value becomes a *requirement*: the layout the user wants as a function
+of the user's own layout --
+
+========================  ==================================================================
+user                      wants for its operand, given its result layout ``L``
+========================  ==================================================================
+element-wise, load,       ``L`` (a store: its access layout)
+store, broadcast, yield
+``tt.expand_dims``        ``#ttg.slice<{dim = axis, parent = L}>``
+``tt.reduce``             ``L.parent`` (``L`` is a slice on the reduced axis)
+``tt.dot``                ``#ttg.dot_op<{opIdx = 0/1, parent = L}>`` for a/b, ``L`` for c
+any other op              what it wanted in the input (its layouts stay)
+========================  ==================================================================
+
+Candidates per variable: its input layout; the anchors -- each global load/store's coalesced
+blocked layouts from the pointers' axis info (Triton's rule: ``sizePerThread`` the vector
+width along the most contiguous dim, order by contiguity; plus a per-thread 2-D tile that
+serves a transposed access too), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every
+warp split that fits) -- and whatever the requirements carry between neighbours, at most
+:data:`MAX_CANDIDATES` each.
+
+Costs, in instructions per thread and shared-memory wavefronts (``layoutkit analyze``'s
+measure): a requirement its producer does not meet costs its conversion
+(:func:`layoutkit.convert.conversion_cost`, cached by (source, destination, shape, dtype):
+instructions + store and load wavefronts); a global load or store costs its instructions per
+thread plus the 32-byte sectors above the minimum (:func:`layoutkit.triton.analyze.global_cost`);
+an element-wise op costs :data:`ELEMENTWISE_WEIGHT` per register of its result (a layout that
+replicates a value makes every thread holding it compute it: triton issue 10987); a dot
+costs its instructions (FMA per element and k, or one ``mma.sync`` per 16x8x16 tile).
+:mod:`layoutkit.convert.assignment` finds the cheapest assignment (HiGHS ILP; exact DP on
+chains/trees; a documented descent fallback).
+
+Example::
+
+    layoutkit opt k.ttir --triton-gpu-pipeline="target=cuda:80 num-warps=4 cost-model=exact" --explain
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from layoutkit.analysis import axis_info as ax
+from layoutkit.analysis.access import registers_per_thread
+from layoutkit.analysis.hardware import element_bytes
+from layoutkit.convert import conversion_cost
+from layoutkit.convert.assignment import AssignmentProblem, solve
+from layoutkit.errors import LayoutError
+from layoutkit.ir.dialects import ttg
+from layoutkit.ir.dialects.layouts import LayoutAttr
+from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding, SliceEncoding
+from layoutkit.layouts.triton.default import default_blocked_encoding
+from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
+
+#: candidates kept per variable
+MAX_CANDIDATES = 12
+#: what any convert op costs beyond its planner cost (one op more; keeps equal layouts equal)
+CONVERT_OP = 0.01
+#: an element-wise instruction per register, against a conversion's instructions and
+#: wavefronts (the measure) and a global access's instructions and excess sectors
+ELEMENTWISE_WEIGHT = 0.1
+#: the cost of a requirement no candidate can meet
+IMPOSSIBLE = 1e9
+
+#: ops computing each result element from the operands' same element
+_ELEMENTWISE_TT = frozenset("""tt.splat tt.make_range tt.addptr tt.bitcast tt.fp_to_fp tt.int_to_ptr
+tt.ptr_to_int tt.clampf tt.precise_sqrt tt.precise_divf tt.mulhiui tt.extern_elementwise tt.approx_divf
+""".split())
+_FREE_OPS = ("tt.splat", "tt.make_range", "arith.constant")  # results of no tensor operand
+
+
+def _is_elementwise(op: Operation) -> bool:
+    if op.name in _ELEMENTWISE_TT or op.name.startswith("math."):
+        return True
+    return op.name.startswith("arith.") and op.name not in ("arith.constant",)
+
+
+def _tensor(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and hasattr(value.type.encoding, "layout")
+
+
+def _layout_of(value: SSAValue) -> Any:
+    return value.type.encoding.layout
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return tuple(int(d) for d in value.type.get_shape())
+
+
+# -- requirements: what a user wants for an operand, given the user's layout ------------------
+
+@dataclass(frozen=True)
+class Want:
+    """A requirement's rule: ``same``, ``slice`` (expand_dims' axis), ``parent`` (reduce's
+    axis), ``dot`` (operand index, kWidth), or ``fixed`` (the layout)."""
+
+    kind: str
+    param: Any = None
+
+    def of(self, layout: Any) -> Any | None:
+        """The layout wanted for the operand when the user has ``layout`` (None: impossible)."""
+        if self.kind == "same":
+            return layout
+        if self.kind == "fixed":
+            return self.param
+        if self.kind == "slice":
+            return SliceEncoding(self.param, layout) if isinstance(layout, BlockedEncoding | NvidiaMmaEncoding
+                                                                   | SliceEncoding) else None
+        if self.kind == "parent":
+            return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
+        index, k_width = self.param  # dot
+        if isinstance(layout, NvidiaMmaEncoding):
+            return DotOperandEncoding(index, layout, k_width)
+        return DotOperandEncoding(index, layout) if isinstance(layout, BlockedEncoding) else None
+
+    def inverse(self, layout: Any) -> Any | None:
+        """The user's layout under which ``layout`` is what it wants (None: none or many)."""
+        if self.kind == "same":
+            return layout
+        if self.kind == "slice":
+            return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
+        if self.kind == "parent":
+            return SliceEncoding(self.param, layout)
+        if self.kind == "dot":
+            return layout.parent if isinstance(layout, DotOperandEncoding) and layout.op_idx == self.param[0] else None
+        return None
+
+
+@dataclass
+class Use:
+    """Operand ``index`` of ``op`` (value ``value``) wants ``want.of(layout of variable user)``;
+    ``user`` is None for a fixed want."""
+
+    value: SSAValue
+    op: Operation
+    index: int
+    want: Want
+    user: int | None
+
+
+@dataclass
+class Variable:
+    """Values sharing one layout (or a store's access), with candidates and their origins."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    values: list[SSAValue] = field(default_factory=list)
+    candidates: list[Any] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
+    pinned: bool = False
+    unary: list[Any] = field(default_factory=list)  # callables layout -> cost
+    label: str = ""
+
+    def add(self, layout: Any, origin: str) -> bool:
+        if layout is None or layout in self.candidates or (self.pinned and self.candidates):
+            return False
+        if len(self.candidates) >= MAX_CANDIDATES or not _fits(layout, self.shape):
+            return False
+        key = _function(layout, self.shape)
+        if any(_function(c, self.shape) == key for c in self.candidates):
+            return False  # the same map under another name: one of them is enough
+        self.candidates.append(layout)
+        self.origins.append(origin)
+        return True
+
+
+_FITS: dict[tuple[Any, tuple[int, ...]], bool] = {}
+
+
+def _fits(layout: Any, shape: tuple[int, ...]) -> bool:
+    key = (layout, shape)
+    found = _FITS.get(key)
+    if found is None:
+        try:
+            registers_per_thread(layout, shape)
+            found = getattr(layout, "rank", len(shape)) == len(shape)
+        except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
+            found = False
+        _FITS[key] = found
+    return found
+
+
+_FUNCTIONS: dict[tuple[Any, tuple[int, ...]], bytes] = {}
+
+
+def _function(layout: Any, shape: tuple[int, ...]) -> bytes:
+    """The layout as a map on ``shape`` (its table), to tell equal maps apart from names."""
+    key = (layout, shape)
+    found = _FUNCTIONS.get(key)
+    if found is None:
+        found = _FUNCTIONS[key] = type(layout).__name__.encode() + layout.table(shape).tobytes()
+    return found
+
+
+_COSTS: dict[tuple[Any, Any, tuple[int, ...], str], float] = {}
+
+
+def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str) -> float:
+    """A conversion's cost in the measure: instructions per thread + shared wavefronts."""
+    if src == dst:
+        return 0.0
+    key = (src, dst, shape, dtype)
+    found = _COSTS.get(key)
+    if found is None:
+        try:
+            cost = conversion_cost(src, dst, shape, dtype)
+            found = CONVERT_OP + float(sum(cost.instructions.values()) + cost.store_wavefronts
+                                       + cost.load_wavefronts)
+        except (LayoutError, ValueError, NotImplementedError):
+            found = IMPOSSIBLE
+        _COSTS[key] = found
+    return found
+
+
+def _where(op: Operation) -> str:
+    from layoutkit.ir.locations import op_source
+
+    source = op_source(op)
+    return f"{op.name} at line {source[1]}" if source and source[1] is not None else op.name
+
+
+def _short(layout: Any) -> str:
+    return str(layout)
+
+
+# -- the kernel as a problem ------------------------------------------------------------------
+
+@dataclass
+class Converted:
+    """One convert left in the result, and why."""
+
+    value: SSAValue
+    src: Any
+    dst: Any
+    producer: str
+    users: list[str]
+    src_origin: str
+    dst_origin: str
+    cost: float
+    alternatives: list[tuple[str, float]]
+
+
+class ExactLayouts:
+    """The exact assignment of one ``tt.func``: :meth:`run` rewrites it, :attr:`converts`
+    says why each remaining convert is there."""
+
+    def __init__(self, func: Operation, target: str, num_warps: int, threads_per_warp: int, method: str = "auto"):
+        from layoutkit.triton.axis_walk import axis_infos
+
+        self.func = func
+        self.target = target or "cuda:80"
+        self.num_warps = num_warps
+        self.threads = num_warps * threads_per_warp
+        self.threads_per_warp = threads_per_warp
+        self.method = method
+        self.infos = axis_infos(func)
+        self.variables: list[Variable] = []
+        self.var_of: dict[SSAValue, int] = {}
+        self.uses: list[Use] = []
+        self.converts: list[Converted] = []
+        self.total = 0.0
+        self.solver = ""
+
+    # -- building ---------------------------------------------------------------------------
+    def variable(self, value: SSAValue, pinned: bool = False) -> int:
+        if value in self.var_of:
+            return self.var_of[value]
+        v = Variable(_shape(value), str(value.type.element_type), pinned=pinned)
+        self.variables.append(v)
+        index = len(self.variables) - 1
+        self.join(value, index)
+        v.add(_layout_of(value), "the input's layout")
+        return index
+
+    def join(self, value: SSAValue, index: int) -> None:
+        self.var_of[value] = index
+        self.variables[index].values.append(value)
+        if not self.variables[index].label:
+            self.variables[index].label = value.name_hint or ""
+
+    def use(self, op: Operation, index: int, want: Want, user: int | None) -> None:
+        value = op.operands[index]
+        if _tensor(value):
+            self.uses.append(Use(value, op, index, want, user))
+
+    def strip_converts(self, block: Block) -> None:
+        """Every use of a convert's result uses the convert's source (the layout the use
+        wanted is kept as the use's type in ``self.wanted``); the converts are erased."""
+        converts = [op for op in block.walk() if isinstance(op, ttg.ConvertLayoutOp)]
+        for op in block.walk():
+            for index, value in enumerate(op.operands):
+                if _tensor(value):
+                    self.wanted[(op, index)] = _layout_of(value)
+                root = value
+                while isinstance(root.owner, ttg.ConvertLayoutOp):
+                    root = root.owner.operands[0]
+                if root is not value:
+                    op.operands[index] = root
+        for op in reversed(converts):
+            op.detach()
+            op.erase()
+
+    def rematerialize(self, block: Block) -> None:
+        """Index computations (make_range, splat, constants, expand_dims, broadcast and
+        element-wise ops on them) get one copy per use, as Triton rematerializes them, so
+        that each use can take its own layout; CSE merges the copies that end up equal."""
+        memo: dict[SSAValue, bool] = {}
+
+        def cheap(value: SSAValue) -> bool:
+            if not _tensor(value):
+                return True
+            if value not in memo:
+                op = value.owner
+                memo[value] = isinstance(op, Operation) and len(op.results) == 1 and not op.regions and (
+                    op.name in _FREE_OPS or op.name in ("tt.expand_dims", "tt.broadcast") or _is_elementwise(op)) \
+                    and all(cheap(v) for v in op.operands)
+            return memo[value]
+
+        for _ in range(64):
+            changed = False
+            for op in reversed(list(block.walk())):
+                if len(op.results) != 1 or not cheap(op.results[0]):
+                    continue
+                uses = list(op.results[0].uses)
+                for use in uses[1:]:
+                    clone = op.clone()
+                    Rewriter.insert_op(clone, InsertPoint.after(op))
+                    use.operation.operands[use.index] = clone.results[0]
+                    memo[clone.results[0]] = True
+                    changed = True
+            if not changed:
+                break
+
+    def build(self) -> None:
+        block = self.func.body.blocks.first
+        self.wanted: dict[tuple[Operation, int], Any] = {}
+        self.strip_converts(block)
+        self.rematerialize(block)
+        for op in block.walk():
+            self.visit(op)
+
+    def fixed_uses(self, op: Operation) -> None:
+        for index, value in enumerate(op.operands):
+            if _tensor(value):
+                self.uses.append(Use(value, op, index, Want("fixed", self.wanted.get((op, index), _layout_of(value))), None))
+
+    def visit(self, op: Operation) -> None:
+        name = op.name
+        results = [r for r in op.results if _tensor(r)]
+        if name in ("tt.func", "tt.return", "tt.reduce.return", "tt.scan.return") or op.parent_op() is not None \
+                and op.parent_op().name in ("tt.reduce", "tt.scan") :
+            return
+        if name == "scf.for":
+            body = op.body.blocks.first
+            for i, result in enumerate(op.results):
+                if _tensor(result):
+                    index = self.variable(result)
+                    self.join(body.args[i + 1], index)
+                    self.use(op, 3 + i, Want("same"), index)
+            return
+        if name == "scf.if":
+            for result in results:
+                self.variable(result)
+            return
+        if name == "scf.yield" and op.parent_op() is not None and op.parent_op().name in ("scf.for", "scf.if"):
+            parent = op.parent_op()
+            for i, value in enumerate(op.operands):
+                if _tensor(value):
+                    self.use(op, i, Want("same"), self.var_of.get(parent.results[i]))
+            return
+        if name == "tt.store":
+            ptr = op.operands[0]
+            if not _tensor(ptr):
+                return
+            v = Variable(_shape(ptr), str(op.operands[1].type.element_type), label=_where(op))
+            self.variables.append(v)
+            index = len(self.variables) - 1
+            v.add(self.wanted[(op, 0)], "the input's layout")
+            for layout, origin in self.coalesced(op, ptr):
+                v.add(layout, origin)
+            v.unary.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
+                                            _shape(ptr), v.dtype))
+            for i in range(len(op.operands)):
+                self.use(op, i, Want("same"), index)
+            return
+        simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast")
+        if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot")) \
+                and all(_shape(r) == _shape(results[0]) for r in results):
+            index = self.variable(results[0])
+            for r in results[1:]:
+                self.join(r, index)
+            v = self.variables[index]
+            if name == "tt.load":
+                ptr = op.operands[0]
+                for layout, origin in self.coalesced(op, ptr):
+                    v.add(layout, origin)
+                mask = op.operands[1] if len(op.operands) > 1 and _tensor(op.operands[1]) else None
+                v.unary.append(self.global_cost(op, ptr, mask, v.shape, v.dtype))
+                want = Want("same")
+            elif name == "tt.expand_dims":
+                want = Want("slice", op.axis.value.data)
+            elif name == "tt.reduce":
+                want = Want("parent", op.axis.value.data)
+            elif name == "tt.dot":
+                self.dot_candidates(op, v)
+                for i in range(len(op.operands)):
+                    k_width = max(1, 4 // element_bytes(str(op.operands[0].type.element_type)))
+                    self.use(op, i, Want("dot", (i, k_width)) if i < 2 else Want("same"), index)
+                return
+            else:
+                want = Want("same")
+                if _is_elementwise(op) or name == "arith.constant":
+                    v.unary.append(lambda layout, shape=v.shape: ELEMENTWISE_WEIGHT * registers_per_thread(layout, shape))
+            for i, value in enumerate(op.operands):
+                if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce")
+                                       or _shape(value) == v.shape):
+                    self.use(op, i, want, index)
+                elif _tensor(value):
+                    self.uses.append(Use(value, op, i, Want("fixed", self.wanted.get((op, i), _layout_of(value))), None))
+            return
+        for result in results:  # any other op: its layouts stay
+            self.variable(result, pinned=True)
+        self.fixed_uses(op)
+
+    # -- anchors ----------------------------------------------------------------------------
+    def coalesced(self, op: Operation, ptr: SSAValue) -> list[tuple[Any, str]]:
+        """Triton's coalesced blocked layout for the access (vector along the most contiguous
+        dim, order by contiguity), a half-vector variant, and 2-D per-thread tiles."""
+        from layoutkit.triton.axis_walk import pointee_bytes
+
+        info = self.infos.get(ptr)
+        shape = _shape(ptr)
+        if info is None or not shape:
+            return []
+        rank = len(shape)
+        elem = pointee_bytes(ptr)
+        order = tuple(sorted(range(rank), key=lambda d: (-info.contiguity[d], -d)))
+        per_thread = max(1, math.prod(shape) // self.threads)
+        vec = max(1, min(ax.vector_limit(info, elem), per_thread))
+        where = _where(op)
+        found = []
+        for width in (vec, max(1, vec // 2)):
+            spt = [1] * rank
+            spt[order[0]] = width
+            found.append((default_blocked_encoding(shape, self.num_warps, self.threads_per_warp,
+                                                   size_per_thread=spt, order=order),
+                          f"coalesced {where}"))
+            if rank == 2:
+                other = order[1]
+                depth = min(8, max(1, per_thread // width), shape[other])
+                if depth > 1:
+                    spt[other] = depth
+                    found.append((default_blocked_encoding(shape, self.num_warps, self.threads_per_warp,
+                                                           size_per_thread=spt, order=order),
+                                  f"{width}x{depth} tile per thread for {where}"))
+        return found
+
+    def dot_candidates(self, op: Operation, v: Variable) -> None:
+        """``#ttg.nvidia_mma`` v2 (m16n8) with every warp split that fits the tile."""
+        if not self.target.startswith("cuda:") or len(v.shape) != 2:
+            return
+        m, n = v.shape
+        warps_m = 1
+        while warps_m <= self.num_warps:
+            warps_n = self.num_warps // warps_m
+            if warps_m * 16 <= m and warps_n * 8 <= n:
+                v.add(NvidiaMmaEncoding(2, 0, (warps_m, warps_n), (16, 8)), f"mma v2 for {_where(op)}")
+            warps_m *= 2
+
+        k = _shape(op.operands[0])[-1]
+
+        def dot_cost(layout, m=m, n=n, k=k) -> float:
+            if isinstance(layout, NvidiaMmaEncoding):
+                return m * n * k / (16 * 8 * 16) / self.num_warps
+            return m * n * k / self.threads
+
+        v.unary.append(dot_cost)
+
+    def global_cost(self, op: Operation, ptr: SSAValue, mask: SSAValue | None, shape, dtype):
+        from layoutkit.triton.analyze import global_cost
+
+        info = self.infos.get(ptr) or ax.unknown(len(shape))
+        mask_info = self.infos.get(mask) if mask is not None else None
+
+        def cost(layout) -> float:
+            if isinstance(layout, DotOperandEncoding):
+                return IMPOSSIBLE
+            try:
+                data = global_cost(layout, info, mask_info, tuple(shape), dtype)
+            except (LayoutError, ValueError):
+                return IMPOSSIBLE
+            return float(data["instructions"] + max(0, data["sectors"] - data["minimum_sectors"]))
+
+        return cost
+
+    # -- candidates -------------------------------------------------------------------------
+    def propagate(self) -> None:
+        """Candidates flow along the requirements both ways until none is added."""
+        for _ in range(4 * MAX_CANDIDATES):
+            changed = False
+            for use in self.uses:
+                if use.user is None:
+                    continue
+                source = self.variables[self.var_of[use.value]] if use.value in self.var_of else None
+                user = self.variables[use.user]
+                if source is None:
+                    continue
+                for layout, origin in list(zip(user.candidates, user.origins)):
+                    changed |= source.add(use.want.of(layout), origin)
+                for layout, origin in list(zip(source.candidates, source.origins)):
+                    changed |= user.add(use.want.inverse(layout), origin)
+            if not changed:
+                break
+
+    # -- the problem ------------------------------------------------------------------------
+    def problem(self, forced: dict[int, int] | None = None) -> AssignmentProblem:
+        unary = []
+        for index, v in enumerate(self.variables):
+            row = [sum(f(c) for f in v.unary) for c in v.candidates]
+            if forced and index in forced:
+                row = [r if i == forced[index] else IMPOSSIBLE for i, r in enumerate(row)]
+            unary.append(row)
+        pairs = []
+        for use in self.uses:
+            u = self.var_of.get(use.value)
+            if u is None:
+                continue
+            src = self.variables[u]
+            shape, dtype = _shape(use.value), str(use.value.type.element_type)
+            if use.user is None:
+                for a, layout in enumerate(src.candidates):
+                    unary[u][a] += convert_cost(layout, use.want.param, shape, dtype)
+                continue
+            dst = self.variables[use.user]
+            wants = [use.want.of(b) for b in dst.candidates]
+            matrix = [[IMPOSSIBLE if w is None else convert_cost(a, w, shape, dtype) for w in wants]
+                      for a in src.candidates]
+            if use.user == u:
+                for a in range(len(src.candidates)):
+                    unary[u][a] += matrix[a][a]
+            else:
+                pairs.append((u, use.user, tuple(map(tuple, matrix))))
+        return AssignmentProblem(tuple(len(v.candidates) for v in self.variables),
+                                 tuple(map(tuple, unary)), tuple(pairs))
+
+    # -- the rewrite ------------------------------------------------------------------------
+    def run(self, explain: bool = False) -> None:
+        self.build()
+        self.propagate()
+        problem = self.problem()
+        solution = solve(problem, self.method)
+        self.total, self.solver = solution.cost, solution.method
+        choice = solution.choice
+        for index, v in enumerate(self.variables):
+            layout = v.candidates[choice[index]]
+            for value in v.values:
+                _retype(value, layout)
+        made: dict[tuple[SSAValue, Any], SSAValue] = {}
+        records: dict[tuple[SSAValue, Any], Converted] = {}
+        for use in self.uses:
+            wanted = use.want.param if use.user is None else \
+                use.want.of(self.variables[use.user].candidates[choice[use.user]])
+            value = use.value
+            if wanted is None or _layout_of(value) == wanted:
+                continue
+            key = (value, wanted)
+            if key not in made:
+                made[key] = _insert_convert(value, wanted)
+                records[key] = self.record(use, wanted, choice, problem, solution.cost, explain)
+            else:
+                records[key].users.append(_where(use.op))
+            use.op.operands[use.index] = made[key]
+        self.converts = list(records.values())
+
+    def record(self, use: Use, wanted: Any, choice, problem: AssignmentProblem, total: float,
+               explain: bool) -> Converted:
+        u = self.var_of[use.value]
+        src = _layout_of(use.value)
+        source = self.variables[u]
+        shape, dtype = _shape(use.value), str(use.value.type.element_type)
+        dst_origin = "what the user requires" if use.user is None else \
+            self.variables[use.user].origins[choice[use.user]]
+        producer = _where(use.value.owner) if isinstance(use.value, SSAValue) and \
+            not isinstance(use.value, BlockArgument) else "a block argument"
+        alternatives: list[tuple[str, float]] = []
+        if explain:
+            alternatives.append(("as chosen (whole kernel)", total))
+            if wanted in source.candidates:
+                forced = self.problem({u: source.candidates.index(wanted)})
+                alt = solve(forced, self.method)
+                alternatives.append((f"producer in {_short(wanted)}", alt.cost))
+            if use.user is not None:
+                dst = self.variables[use.user]
+                for b, layout in enumerate(dst.candidates):
+                    if use.want.of(layout) == src and b != choice[use.user]:
+                        alt = solve(self.problem({use.user: b}), self.method)
+                        alternatives.append((f"user in {_short(layout)}", alt.cost))
+                        break
+        return Converted(use.value, src, wanted, producer, [_where(use.op)], source.origins[choice[u]],
+                         dst_origin, convert_cost(src, wanted, shape, dtype), alternatives)
+
+
+def _retype(value: SSAValue, layout: Any) -> None:
+    t = value.type
+    new = TensorType(t.element_type, t.get_shape(), LayoutAttr.of(layout))
+    if new == t:
+        return
+    value._type = new  # noqa: SLF001 - xDSL has no public setter; the users stay
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant" and \
+            isinstance(owner.value, DenseIntOrFPElementsAttr):
+        owner.value = DenseIntOrFPElementsAttr(new, owner.value.data)
+
+
+def _insert_convert(value: SSAValue, layout: Any) -> SSAValue:
+    t = value.type
+    new = ttg.ConvertLayoutOp.build(operands=[value],
+                                    result_types=[TensorType(t.element_type, t.get_shape(), LayoutAttr.of(layout))])
+    if isinstance(value, BlockArgument):
+        new.location = value.block.parent_op().location if value.block.parent_op() else None
+        Rewriter.insert_op(new, InsertPoint.at_start(value.block))
+    else:
+        new.location = value.owner.location
+        Rewriter.insert_op(new, InsertPoint.after(value.owner))
+    return new.results[0]
+
+
+def explain_text(kernel: str, layouts: ExactLayouts) -> str:
+    """``--explain``: every convert left, the two anchors that disagree, its cost, and the
+    whole-kernel cost of the alternatives."""
+    lines = [f"// exact layouts @{kernel}: {len(layouts.converts)} convert_layout(s) left, "
+             f"total cost {layouts.total:g} ({layouts.solver})"]
+    for c in layouts.converts:
+        shape = "x".join(map(str, _shape(c.value)))
+        lines.append(f"//   convert {shape}x{c.value.type.element_type}: {c.src} -> {c.dst}, cost {c.cost:g}")
+        lines.append(f"//     producer {c.producer} has its layout from {c.src_origin}; "
+                     f"{', '.join(c.users)} wants {c.dst_origin}")
+        for label, cost in c.alternatives:
+            lines.append(f"//     alternative: {label}: kernel cost {cost:g}")
+    return "\n".join(lines) + "\n"
+
+
+def assign_layouts(module: Operation, method: str = "auto", explain: bool = False) -> str:
+    """Rewrite every ``tt.func`` of ``module`` with its exact layouts; the ``--explain`` text."""
+    def attr(name: str, default: Any) -> Any:
+        found = module.attributes.get(name)
+        if found is None:
+            return default
+        value = getattr(found, "value", None)
+        return int(value.data) if value is not None else getattr(found, "data", default)
+
+    out = []
+    for op in list(module.walk()):
+        if op.name == "tt.func" and op.body.blocks:
+            layouts = ExactLayouts(op, attr("ttg.target", "cuda:80"), attr("ttg.num-warps", 4),
+                                   attr("ttg.threads-per-warp", 32), method)
+            layouts.run(explain)
+            out.append(explain_text(op.sym_name.data, layouts))
+    from xdsl.context import Context
+    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+
+    CommonSubexpressionElimination().apply(Context(), module)  # the equal copies of index math
+    return "".join(out)
+
+
+__all__ = ["ExactLayouts", "MAX_CANDIDATES", "Want", "assign_layouts", "convert_cost", "explain_text"]
