@@ -10,7 +10,7 @@
    the simulator (every warp request of every launch): global 32-byte sectors against the
    minimum for the bytes moved, and shared-memory wavefronts against their lower bound,
    for the pipeline's default configuration against the seed's fixed tiles (8x8 output
-   tiles, K step 4, one element per thread: ``--tile-sizes 8,8 --workgroup-size 8,8``;
+   tiles, K step 4, one element per thread: ``--tile-sizes 8,8,4 --workgroup-size 8,8``;
    for the convolution 8x8x4 tiles of (oh, ow, f), 4x8x8 threads).
 
 Times are medians of ``--repeat`` runs after a warm-up (wall-clock seconds of this process).
@@ -37,7 +37,7 @@ from layoutkit.pipelines.compile import compile_module  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "linalg"
 #: program -> the seed's configuration (tile sizes, workgroup size x,y,z)
-SEED_CONFIGS = {"matmul": ("8,8", "8,8"), "conv2d": ("0,8,8,4", "4,8,8")}
+SEED_CONFIGS = {"matmul": ("8,8,4", "8,8"), "conv2d": ("0,8,8,4", "4,8,8")}
 
 
 def median_time(work, repeat: int) -> float:
@@ -50,12 +50,13 @@ def median_time(work, repeat: int) -> float:
     return statistics.median(times)
 
 
-def inputs_of(module, name: str) -> list[np.ndarray]:
+def inputs_of(module) -> tuple[str, list[np.ndarray]]:
+    """The module's host function and random inputs for it."""
     from layoutkit.backends.simt.host import host_functions
 
     rng = np.random.default_rng(0)
-    function = host_functions(module)[name]
-    return [rng.standard_normal(tuple(t.get_shape())).astype(np.float32) for t in function.function_type.inputs]
+    ((name, function),) = host_functions(module).items()
+    return name, [rng.standard_normal(tuple(t.get_shape())).astype(np.float32) for t in function.function_type.inputs]
 
 
 def compile_times(name: str, repeat: int) -> tuple[float, float | None]:
@@ -71,10 +72,10 @@ def compile_times(name: str, repeat: int) -> tuple[float, float | None]:
 def simulated(name: str, repeat: int, tiles=None, workgroup=None, counts: bool = False):
     module = compile_module(parse_module((EXAMPLES / f"{name}.mlir").read_text()), tile_sizes=tiles,
                             workgroup_size=workgroup)
-    args = inputs_of(module, name)
+    function, args = inputs_of(module)
     reports: list = []
-    seconds = median_time(lambda: run_function(module, name, [a.copy() for a in args]), repeat)
-    run_function(module, name, [a.copy() for a in args], reports=reports, memory_counts=counts)
+    seconds = median_time(lambda: run_function(module, function, [a.copy() for a in args]), repeat)
+    run_function(module, function, [a.copy() for a in args], reports=reports, memory_counts=counts)
     return seconds, reports
 
 

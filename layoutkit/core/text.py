@@ -353,7 +353,7 @@ def scan_attribute(text: str, depth: int = 0) -> Attribute | None:
         body = _scan_nested(body, nested, depth)
         if body is None:
             return None
-    if not _SCAN_BODY.match(body):
+    if not _SCAN_BODY.match(body) or body.lstrip().startswith(","):  # '{, key = ...': an error
         return None
     parts = _SCAN_KEY.split(body)
     keys = parts[1::2]

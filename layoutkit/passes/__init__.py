@@ -41,6 +41,12 @@ PASSES: dict[str, str] = {
     "triton-gpu-pipeline": "layoutkit.triton.gpu_pipeline:TritonGPUPipelinePass",
     "linalg-fuse-elementwise": "layoutkit.passes.linalg_fuse_elementwise:LinalgFuseElementwisePass",
     "promote-to-workgroup-memory": "layoutkit.passes.promote_to_workgroup_memory:PromoteToWorkgroupMemoryPass",
+    "tritongpu-coalesce": "layoutkit.triton.coalesce:TritonGPUCoalescePass",
+    "tritongpu-accelerate-matmul": "layoutkit.triton.accelerate_matmul:TritonGPUAccelerateMatmulPass",
+    "pcf-resolve-tokens": "layoutkit.passes.pcf_resolve_tokens:PcfResolveTokensPass",
+    "pcf-convert-sref-to-memref": "layoutkit.passes.pcf_convert_sref_to_memref:PcfConvertSrefToMemrefPass",
+    "pcf-lower-structural": "layoutkit.passes.pcf_lower_structural:PcfLowerStructuralPass",
+    "convert-forall-to-pcf": "layoutkit.passes.convert_forall_to_pcf:ConvertForallToPcfPass",
 }
 
 

@@ -24,12 +24,21 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref, tensor
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
-from layoutkit.passes.linalg_structure import is_structured, static_shape
+from layoutkit.passes.linalg_structure import is_structured, static_shape, strided_layout
 
 
 def _memref_type(type_):
@@ -38,27 +47,52 @@ def _memref_type(type_):
     return type_
 
 
-def _clone_region(region: Region, mapping: dict) -> Region:
-    """A copy of ``region`` whose uses of outer values (a body's constant) follow ``mapping``."""
-    copy = Region()
-    region.clone_into(copy, value_mapper=dict(mapping))
-    return copy
-
-
 def _root(value):
-    """The tensor a value's buffer starts as: follow linalg results back to their outs."""
-    while is_structured(value.owner) if hasattr(value, "owner") else False:
+    """The tensor a value's buffer starts as: follow linalg results back to their outs
+    (and a tensor.insert_slice back to the tensor it inserts into)."""
+    while hasattr(value, "owner"):
         op = value.owner
-        value = op.outputs[list(op.results).index(value)]
+        if is_structured(op):
+            value = op.outputs[list(op.results).index(value)]
+        elif isinstance(op, tensor.InsertSliceOp):
+            value = op.dest
+        else:
+            break
     return value
 
 
-def _clone_region(region: Region, mapping: dict) -> Region:
-    """A copy of ``region`` whose uses of values from outside it (a constant in a
-    linalg.generic body) follow ``mapping``."""
-    copy = Region()
-    region.clone_into(copy, value_mapper=dict(mapping))
-    return copy
+def _slice_view(op, buffer, name: str):
+    """The ``memref.subview`` of ``buffer`` that tensor slice ``op`` (extract_slice or
+    insert_slice, static offsets, sizes and strides) names, its type as MLIR infers it.
+    Example: ``[2, 4] [10, 15] [1, 2]`` of ``memref<16x24xf32>`` is
+    ``memref<10x15xf32, strided<[24, 2], offset: 52>>``."""
+    offsets = op.static_offsets.get_values()
+    sizes = op.static_sizes.get_values()
+    steps = op.static_strides.get_values()
+    small = op.result.type if isinstance(op, tensor.ExtractSliceOp) else op.source.type
+    if DYNAMIC_INDEX in (*offsets, *sizes, *steps):
+        raise LayoutError(f"bufferize: {op.name} with dynamic offsets, sizes or strides in @{name} "
+                          "is not supported yet")
+    if len(small.get_shape()) != len(sizes):
+        raise LayoutError(f"bufferize: a rank-reducing {op.name} in @{name} is not supported yet")
+    strides, base = strided_layout(buffer.type)
+    offset = NoneAttr() if base is None else base + sum(o * s for o, s in zip(offsets, strides))
+    type_ = MemRefType(small.element_type, sizes,
+                       StridedLayoutAttr([s * t for s, t in zip(strides, steps)], offset))
+    return memref.SubviewOp(buffer, [], [], [], DenseArrayBase.from_list(i64, offsets),
+                            DenseArrayBase.from_list(i64, sizes), DenseArrayBase.from_list(i64, steps), type_)
+
+
+def _inserted_into(block) -> dict:
+    """``tensor.empty`` result -> the tensor.insert_slice that puts what is computed in it
+    into a bigger tensor: that empty tensor becomes a subview of the bigger buffer."""
+    found = {}
+    for op in block.ops:
+        if isinstance(op, tensor.InsertSliceOp):
+            root = _root(op.source)
+            if isinstance(root.owner, tensor.EmptyOp):
+                found[root] = op
+    return found
 
 
 def _bufferize(function: func.FuncOp) -> func.FuncOp:
@@ -79,8 +113,34 @@ def _bufferize(function: func.FuncOp) -> func.FuncOp:
     mapping = dict(zip(block.args, new_block.args))
     for old, new in mapping.items():
         new.name_hint = old.name_hint
+    inserted = _inserted_into(block)
+    order = {op: i for i, op in enumerate(block.ops)}
     for op in block.ops:
-        if isinstance(op, tensor.EmptyOp):
+        if isinstance(op, tensor.EmptyOp) and op.tensor in inserted:
+            insert = inserted[op.tensor]
+            dest = insert.dest
+            if _root(dest) not in mapping:
+                raise LayoutError(f"bufferize: tensor.insert_slice in @{name} inserts into a tensor defined "
+                                  f"after %{op.tensor.name_hint or 'tensor'}; define it first")
+            writer = dest.owner if hasattr(dest, "owner") else None
+            first_use = min(order[u.operation] for u in op.tensor.uses)
+            if writer is not None and order.get(writer, -1) > first_use:
+                raise LayoutError(f"bufferize: tensor.insert_slice in @{name} would overwrite the slice it "
+                                  "inserts (its destination is written after the slice is computed); "
+                                  "that needs a temporary")
+            view = _slice_view(insert, mapping[_root(dest)], name)
+            new_block.add_op(view)
+            mapping[op.tensor] = view.result
+        elif isinstance(op, tensor.InsertSliceOp):
+            if inserted.get(_root(op.source)) is not op:
+                raise LayoutError(f"bufferize: tensor.insert_slice in @{name} inserts a tensor that is not "
+                                  "computed in place (it does not start as tensor.empty); that needs a copy")
+            mapping[op.result] = mapping[op.dest]
+        elif isinstance(op, tensor.ExtractSliceOp):
+            view = _slice_view(op, mapping.get(op.source, op.source), name)
+            new_block.add_op(view)
+            mapping[op.result] = view.result
+        elif isinstance(op, tensor.EmptyOp):
             if op.tensor not in roots:
                 raise LayoutError(f"bufferize: %{op.tensor.name_hint or 'tensor'} = tensor.empty in @{name} "
                                   "needs a temporary buffer (it is not a function result); "

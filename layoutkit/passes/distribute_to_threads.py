@@ -4,7 +4,9 @@ of the workgroup: an ``scf.forall`` mapped to ``#gpu.thread`` whose threads each
 elements with a stride of the workgroup, reductions as a thread-local ``scf.for`` whose
 carried values are the outputs.
 
-The innermost (up to 3) parallel loops go to threads, the innermost on ``x``;
+A structured op left untiled (outside any block tile) runs one element per thread over
+the global id with a bounds check (:func:`distribute_global`). The innermost (up to 3)
+parallel loops go to threads, the innermost on ``x``;
 ``workgroup-size`` is ``x,y,z`` as in MLIR (default: one thread per element of a full tile).
 Partial tiles need no bounds check: a thread's loop stops at the tile's ``affine.min``
 size. Example (matmul 8x8 tile, workgroup 8x8: one output element per thread)::
@@ -43,6 +45,7 @@ from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects.upstream import affine
+from layoutkit.ir.dialects.upstream import arith as lk_arith  # cmpi as the simulator runs it
 from layoutkit.ir.dialects.upstream.scf import ForallOp
 from layoutkit.passes.linalg_structure import (
     gpu_mapping,
@@ -109,18 +112,30 @@ class _Emitter:
         return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
 
     def address(self, value: SSAValue, amap: AffineMap, ivs: list) -> tuple:
-        base, offsets = _base_and_offsets(value)
+        """``(buffer, indices)`` of the element of operand ``value`` at loop variables
+        ``ivs``: the map's results, then through each subview down to the buffer it views
+        (``offset + stride * index`` per dimension: a tile of a strided slice of a buffer)."""
         indices = []
-        for expr, offset in zip(amap.results, offsets):
+        for expr in amap.results:
             if isinstance(expr, AffineDimExpr):
-                index = ivs[expr.position]
+                indices.append(ivs[expr.position])
             else:
                 single = AffineMap(amap.num_dims, 0, (expr,))
-                index = self.add(affine.ApplyOp(ivs, AffineMapAttr(single)))
-            if offset != 0:
-                index = self.add(arith.AddiOp(self.index(offset), index))
-            indices.append(index)
-        return base, indices
+                indices.append(self.add(affine.ApplyOp(ivs, AffineMapAttr(single))))
+        while isinstance(value.owner, memref.SubviewOp):
+            view = value.owner
+            value, offsets = _base_and_offsets(value)
+            steps = view.static_strides.get_values()
+            if DYNAMIC_INDEX in steps:
+                raise LayoutError("distribute-to-threads: a memref.subview with dynamic strides is not supported yet")
+            if len(offsets) != len(indices):
+                raise LayoutError("distribute-to-threads: a rank-reducing memref.subview is not supported yet")
+            for i, (offset, step) in enumerate(zip(offsets, steps)):
+                if step != 1:
+                    indices[i] = self.add(arith.MuliOp(self.index(step), indices[i]))
+                if offset != 0:
+                    indices[i] = self.add(arith.AddiOp(self.index(offset), indices[i]))
+        return value, indices
 
     def loop_index(self, op, maps, ivs: list, d: int) -> SSAValue:
         """``linalg.index d`` of ``op`` on a tile: the tile's offset in loop ``d`` (the offset
@@ -171,28 +186,10 @@ def thread_counts(op, workgroup_size: tuple[int, ...]) -> dict[int, int]:
     return dict(sorted(counts.items()))
 
 
-def distribute_op(op, workgroup_size: tuple[int, ...]):
-    """The scf.forall over threads that computes structured ``op`` (on buffers)."""
+def _compute(emit: _Emitter, op, maps, sizes, ivs: list) -> None:
+    """Emit ``op``'s body at the parallel loop indices ``ivs`` (reductions as thread-local
+    ``scf.for`` loops carrying the outputs), loading inputs and storing outputs."""
     kinds = loop_kinds(op)
-    maps = [m.data for m in op.get_indexing_maps()]
-    sizes = loop_sizes(op, _size_of)
-    parallel = [d for d, kind in enumerate(kinds) if kind == "parallel"]
-    counts = thread_counts(op, workgroup_size)
-    spread = list(counts)
-    thread_block = Block(arg_types=[IndexType()] * len(spread))
-    emit = _Emitter(thread_block)
-    ivs: list = [None] * len(kinds)
-    nests = []
-    for t, d in zip(thread_block.args, spread):
-        t.name_hint = f"t{d}"
-        _, body, _ = emit.loop(t, sizes[d], counts[d])
-        ivs[d] = body.args[0]
-        nests.append(body)
-    for d in parallel:
-        if d not in spread:
-            _, body, _ = emit.loop(0, sizes[d], 1)
-            ivs[d] = body.args[0]
-            nests.append(body)
     n_in = len(op.inputs)
     body_args = op.body.block.args
     reductions = [d for d, kind in enumerate(kinds) if kind == "reduction"]
@@ -220,10 +217,80 @@ def distribute_op(op, workgroup_size: tuple[int, ...]):
     for (value, amap, _), result in zip(outs, results):
         base, indices = emit.address(value, amap, ivs)
         emit.add(memref.StoreOp.get(result, base, indices))
+
+
+def distribute_op(op, workgroup_size: tuple[int, ...]):
+    """The scf.forall over threads that computes structured ``op`` (on buffers)."""
+    kinds = loop_kinds(op)
+    maps = [m.data for m in op.get_indexing_maps()]
+    sizes = loop_sizes(op, _size_of)
+    parallel = [d for d, kind in enumerate(kinds) if kind == "parallel"]
+    counts = thread_counts(op, workgroup_size)
+    spread = list(counts)
+    thread_block = Block(arg_types=[IndexType()] * len(spread))
+    emit = _Emitter(thread_block)
+    ivs: list = [None] * len(kinds)
+    nests = []
+    for t, d in zip(thread_block.args, spread):
+        t.name_hint = f"t{d}"
+        _, body, _ = emit.loop(t, sizes[d], counts[d])
+        ivs[d] = body.args[0]
+        nests.append(body)
+    for d in parallel:
+        if d not in spread:
+            _, body, _ = emit.loop(0, sizes[d], 1)
+            ivs[d] = body.args[0]
+            nests.append(body)
+    _compute(emit, op, maps, sizes, ivs)
     for body in nests:
         body.add_op(scf.YieldOp())
     return make_forall([counts[d] for d in spread], [1] * len(spread), gpu_mapping("thread", len(spread)),
                        thread_block)
+
+
+#: threads per workgroup of an untiled op (over the global id) when workgroup-size is unset
+GLOBAL_WORKGROUP = 128
+
+
+def distribute_global(op, workgroup_size: tuple[int, ...]):
+    """The block forall whose threads compute untiled ``op`` one element each over the
+    global id, with a bounds check (seed 001's untiled ops): ``g = block * W + thread``,
+    ``if g < N`` the parallel loops' indices are ``g`` delinearized row-major. Example: a
+    10x15 op, W = 128: 2 blocks, thread g < 150 computes ``(g floordiv 15, g mod 15)``."""
+    from layoutkit.ir.dialects.upstream.arith import CmpiOp
+
+    kinds = loop_kinds(op)
+    maps = [m.data for m in op.get_indexing_maps()]
+    sizes = loop_sizes(op, _size_of)
+    parallel = [d for d, kind in enumerate(kinds) if kind == "parallel"]
+    total = math.prod(sizes[d] for d in parallel)
+    width = math.prod(workgroup_size) if workgroup_size else min(GLOBAL_WORKGROUP, -(-total // 32) * 32)
+    if width > MAX_THREADS:
+        raise LayoutError(f"workgroup-size: {width} threads per workgroup {list(workgroup_size)}; at most {MAX_THREADS}")
+    blocks = -(-total // width)
+    block_body = Block(arg_types=[IndexType()])
+    block_body.args[0].name_hint = "block"
+    thread_block = Block(arg_types=[IndexType()])
+    thread_block.args[0].name_hint = "thread"
+    emit = _Emitter(thread_block)
+    g = emit.add(arith.AddiOp(block_body.args[0], thread_block.args[0]))
+    inside = emit.add(CmpiOp(g, emit.index(total), "ult"))
+    then = Block()
+    emit.add(scf.IfOp(inside, [], [then]))
+    emit.block = then
+    ivs: list = [None] * len(kinds)
+    inner = 1
+    for d in reversed(parallel):
+        expr = AffineDimExpr(0) if inner == 1 else AffineDimExpr(0) // inner
+        if d != parallel[0]:
+            expr = expr % sizes[d]
+        ivs[d] = emit.add(affine.ApplyOp([g], AffineMapAttr(AffineMap(1, 0, (expr,)))))
+        inner *= sizes[d]
+    _compute(emit, op, maps, sizes, ivs)
+    then.add_op(scf.YieldOp())
+    threads = make_forall([width], [1], gpu_mapping("thread", 1), thread_block)
+    block_body.add_op(threads)
+    return make_forall([blocks * width], [width], gpu_mapping("block", 1), block_body)
 
 
 def is_workgroup_copy(op) -> bool:
@@ -242,6 +309,7 @@ def distribute_copy(op, counts: list[int]):
     from xdsl.dialects import vector
     from xdsl.dialects.builtin import VectorType
 
+    from layoutkit.ir.dialects.upstream.arith import CmpiOp
     from layoutkit.passes.workgroup_copy import CopyPlan, linear_thread_id, vector_width
 
     source, target = op.inputs[0], op.outputs[0]
@@ -256,7 +324,7 @@ def distribute_copy(op, counts: list[int]):
     element = plan.element_map()
     coords = [emit.add(affine.ApplyOp([body.args[0]], AffineMapAttr(AffineMap(1, 0, (r,)))))
               for r in element.results]
-    checks = [emit.add(arith.CmpiOp(c, emit.index(e), "ult")) for c, e in zip(coords, extents)
+    checks = [emit.add(lk_arith.CmpiOp(c, emit.index(e), "ult")) for c, e in zip(coords, extents)
               if not isinstance(e, int)]
     inner = body
     if checks:
@@ -315,6 +383,10 @@ class DistributeToThreadsPass(ModulePass):
         for function in op.body.block.ops:
             if not isinstance(function, func.FuncOp):
                 continue
+            for inner in [o for o in function.body.ops if is_structured(o)] if function.body.blocks else []:
+                if all(isinstance(v.type, MemRefType) for v in inner.outputs):
+                    function.body.blocks[0].insert_op_before(distribute_global(inner, self.workgroup_size), inner)
+                    function.body.blocks[0].erase_op(inner)
             for forall in [f for f in function.walk() if isinstance(f, ForallOp)]:
                 if mapping_kind(forall.mapping) != "block":
                     continue
@@ -333,3 +405,6 @@ class DistributeToThreadsPass(ModulePass):
                 for view in reversed([o for o in forall.walk() if isinstance(o, memref.SubviewOp)]):
                     if not view.result.uses:
                         view.parent_block().erase_op(view)
+            for view in reversed([v for v in function.walk() if isinstance(v, memref.SubviewOp)]):
+                if not view.result.uses:  # slices of the host's buffers, now read through their bases
+                    view.parent_block().erase_op(view)

@@ -52,6 +52,14 @@ def loop_sizes(op, size_of: Callable[[SSAValue, int], object]) -> list:
     return sizes
 
 
+def reused_by_threads(amap, spread: list[int]) -> bool:
+    """Whether threads spread over loops ``spread`` share the elements an operand read
+    through ``amap`` (its map ignores one of them): a matmul's A ``(d0, d2)`` is read alike
+    by every thread along d1; an elementwise input ``(d0, d1)`` by one thread each."""
+    zero = amap.eval([0] * amap.num_dims, [])
+    return any(amap.eval([int(i == d) for i in range(amap.num_dims)], []) == zero for d in spread)
+
+
 def static_shape(value: SSAValue, what: str) -> tuple[int, ...]:
     """The static shape of a shaped ``value`` (LayoutError for a dynamic one)."""
     type_ = value.type
@@ -61,6 +69,26 @@ def static_shape(value: SSAValue, what: str) -> tuple[int, ...]:
     if any(d < 0 for d in shape):
         raise LayoutError(f"{what}: dynamic shape {type_} is not supported yet")
     return shape
+
+
+def strided_layout(type_) -> tuple[list[int], int | None]:
+    """``(strides, offset)`` in elements of a memref type: its ``strided<[...], offset: n>``
+    layout (offset None when ``?``), or row-major strides and offset 0 without one.
+    Example: ``memref<10x15xf32, strided<[24, 1], offset: 52>>`` is ``([24, 1], 52)``."""
+    from xdsl.dialects.builtin import IntAttr, StridedLayoutAttr
+
+    layout = getattr(type_, "layout", None)
+    if isinstance(layout, StridedLayoutAttr):
+        strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides.data]
+        if None in strides:
+            raise LayoutError(f"dynamic strides in {type_} are not supported yet")
+        offset = layout.offset.data if isinstance(layout.offset, IntAttr) else None
+        return strides, offset
+    strides, step = [], 1
+    for size in reversed(type_.get_shape()):
+        strides.insert(0, step)
+        step *= size
+    return strides, 0
 
 
 def parse_attribute(text: str) -> Attribute:

@@ -1,5 +1,6 @@
-"""``promote-to-workgroup-memory{workgroup-size=x,y,z}``: the operand tiles of each tiled op
-with a reduction loop (matmul-like: every thread re-reads them) are copied into
+"""``promote-to-workgroup-memory{workgroup-size=x,y,z}``: the input tiles of each tiled op
+with a reduction loop that several threads read (a matmul's A and B; not a row sum's
+input, which each thread reads alone) are copied into
 ``#gpu.address_space<workgroup>`` buffers, with ``gpu.barrier`` before the copies (the
 previous K step's reads are done) and after them (the tile is complete), and the op reads
 the copies.
@@ -45,6 +46,7 @@ from layoutkit.passes.linalg_structure import (
     loop_kinds,
     mapping_kind,
     parse_attribute,
+    reused_by_threads,
 )
 from layoutkit.passes.workgroup_copy import CopyPlan, vector_width
 
@@ -141,6 +143,8 @@ def promote(forall, workgroup_size: tuple[int, ...]) -> int:
             view = value.owner
             if not isinstance(view, memref.SubviewOp) or gpu.is_workgroup(view.source.type.memory_space):
                 continue
+            if not reused_by_threads(op.get_indexing_maps().data[position].data, list(counts)):
+                continue  # each element read by one thread: a copy would only add traffic
             shape = tuple(_upper_bound(_size_of(value, d)) for d in range(len(value.type.get_shape())))
             choice = choose_padding(value, shape, read_coordinates(op, position, counts), threads)
             padded = (*shape[:-1], shape[-1] + choice.padding)

@@ -5,7 +5,9 @@
 ``tile-sizes`` gives one size per parallel loop, outermost first (0 or missing: not
 tiled); at most 3 loops are tiled, the innermost tiled loop on ``#gpu.block<x>``. Sizes
 after the parallel loops' tile the reduction loops (a matmul's ``8,8,4``: K in steps of 4)
-by an ``scf.for`` inside the block tile, each step the op on its K slice. A loop
+by an ``scf.for`` inside the block tile, each step the op on its K slice. Without
+``tile-sizes`` the cost model of :mod:`layoutkit.passes.tile_config` picks them, and an
+all-parallel op is left untiled (it runs over the global id). A loop
 whose size the tile does not divide gets partial tiles: the tile's size is
 ``affine.min affine_map<(d0) -> (8, 30 - d0)>(%i)`` (8, or what is left of 30). Example
 (the matmul's loops d0 < 32, d1 < 16, tiles 8x8: a 4x2 grid of blocks)::
@@ -49,15 +51,9 @@ from layoutkit.passes.linalg_structure import (
     make_forall,
     operands,
     static_shape,
+    strided_layout,
 )
-
-
-def _row_major_strides(shape) -> list[int]:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.insert(0, step)
-        step *= size
-    return strides
+from layoutkit.passes.tile_config import default_tile_sizes
 
 
 def tile_op(op, tile_sizes: tuple[int, ...]):
@@ -81,6 +77,7 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
     reduction = [d for d, kind in enumerate(kinds) if kind == "reduction"]
     for d, t in zip(reduction, tile_sizes[len(parallel):]):
         if t and t < sizes[d]:
+            tiles[d] = t
             block = _reduction_loop(block, d, t, sizes[d], offset, extent)
     new_operands = []
     maps = [m.data for m in op.get_indexing_maps()]
@@ -95,7 +92,7 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
             if d in offset:
                 offsets.append(offset[d])
                 tile_shape.append(extent[d])
-            elif _uses(expr, tiled, amap.num_dims):
+            elif _uses(expr, list(offset), amap.num_dims):
                 start, size = _window(block, expr, amap.num_dims, offset, tiles, sizes, shape[dim], op.name)
                 offsets.append(start)
                 tile_shape.append(size)
@@ -104,10 +101,10 @@ def tile_op(op, tile_sizes: tuple[int, ...]):
                 tile_shape.append(shape[dim])
         static_offsets = [DYNAMIC_INDEX if not isinstance(o, int) else o for o in offsets]
         static_sizes = [DYNAMIC_INDEX if not isinstance(s, int) else s for s in tile_shape]
-        strides = _row_major_strides(shape)
+        strides, base = strided_layout(value.type)
         # MLIR infers a static offset when every offset is static (the whole of an untiled operand)
-        known = (sum(o * s for o, s in zip(offsets, strides)) if all(isinstance(o, int) for o in offsets)
-                 else NoneAttr())
+        known = (base + sum(o * s for o, s in zip(offsets, strides))
+                 if base is not None and all(isinstance(o, int) for o in offsets) else NoneAttr())
         result_type = MemRefType(value.type.element_type, static_sizes, StridedLayoutAttr(strides, known))
         view = memref.SubviewOp(value, [o for o in offsets if not isinstance(o, int)],
                                 [s for s in tile_shape if not isinstance(s, int)], [],
@@ -202,7 +199,7 @@ class TileToWorkgroupsPass(ModulePass):
     """Tile structured linalg ops on buffers into an scf.forall over blocks (affine.min tails)."""
 
     name = "tile-to-workgroups"
-    tile_sizes: tuple[int, ...] = (8, 8)
+    tile_sizes: tuple[int, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(t, bool) or t < 0 for t in self.tile_sizes):
@@ -214,6 +211,9 @@ class TileToWorkgroupsPass(ModulePass):
                 if is_structured(inner):
                     if any(not isinstance(v.type, MemRefType) for v in inner.outputs):
                         raise LayoutError(f"tile-to-workgroups: {inner.name} works on tensors; run bufferize first")
-                    forall = tile_op(inner, self.tile_sizes)
+                    sizes = self.tile_sizes or default_tile_sizes(inner)
+                    if sizes is None:
+                        continue  # all parallel: over the global id (distribute-to-threads)
+                    forall = tile_op(inner, sizes)
                     function.body.blocks[0].insert_op_before(forall, inner)
                     function.body.blocks[0].erase_op(inner)

@@ -21,11 +21,12 @@ from functools import cached_property
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, StridedLayoutAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from layoutkit.errors import LayoutError
+from layoutkit.passes.linalg_structure import strided_layout
 
 #: the widest access of one thread, in bytes (128-bit loads and stores)
 MAX_VECTOR_BYTES = 16
@@ -112,15 +113,12 @@ def _constant(value: SSAValue):
 
 
 def buffer_strides(type_: MemRefType) -> list[int]:
-    """The element strides of a memref type (row-major unless it is ``strided<...>``)."""
-    layout = type_.layout
-    if isinstance(layout, StridedLayoutAttr):
-        strides = [s.data if hasattr(s, "data") else s for s in layout.strides.data]
-        if any(not isinstance(s, int) for s in strides):
-            return [0] * len(strides)
-        return strides
-    shape = type_.get_shape()
-    return [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    """The element strides of a memref type (row-major unless it is ``strided<...>``; all 0
+    when some stride is dynamic)."""
+    try:
+        return strided_layout(type_)[0]
+    except LayoutError:
+        return [0] * len(type_.get_shape())
 
 
 def vector_width(view: SSAValue, shape: tuple[int, ...], row_stride: int | None = None) -> int:

@@ -30,30 +30,35 @@ def sizes_text(flag: str, value: str | Sequence[int]) -> str:
     return value.replace(" ", "")
 
 
-def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None) -> str:
-    """The pass-pipeline text of ``pipeline`` with ``--tile-sizes``/``--workgroup-size`` set."""
-    text = pipeline_text(pipeline)
+def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None, subgroup_size=None) -> str:
+    """The pass-pipeline text of ``pipeline`` with ``--tile-sizes``/``--workgroup-size``/
+    ``--subgroup-size`` set (the last two also set ``pcf-lower-structural``'s options)."""
+    passes = pipeline_text(pipeline).split(",")
+    options: dict[str, list[str]] = {}
     for flag, value, pass_names, option in (
             ("--tile-sizes", tile_sizes, ("tile-to-workgroups",), "tile-sizes"),
-            ("--workgroup-size", workgroup_size, ("distribute-to-threads", "promote-to-workgroup-memory"),
-             "workgroup-size")):
+            ("--workgroup-size", workgroup_size, ("distribute-to-threads", "promote-to-workgroup-memory",
+                                                  "pcf-lower-structural"), "workgroup-size"),
+            ("--subgroup-size", subgroup_size, ("pcf-lower-structural",), "subgroup-size")):
         if value is None:
             continue
         value = sizes_text(flag, value)
-        if pass_names[0] not in text.split(","):
+        if not any(p in passes for p in pass_names):
             raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_names[0]} pass")
-        text = ",".join(f"{p}{{{option}={value}}}" if p in pass_names else p for p in text.split(","))
+        for name in pass_names:
+            options.setdefault(name, []).append(f"{option}={value}")
+    text = ",".join(f"{p}{{{' '.join(options[p])}}}" if p in options else p for p in passes)
     return text
 
 
 def compile_module(module, pipeline: str = DEFAULT_PIPELINE, tile_sizes=None, workgroup_size=None,
-                   after_pass=None):
+                   after_pass=None, subgroup_size=None):
     """Run ``pipeline`` over parsed ``module`` in place; ``after_pass(pass, module)`` after each."""
     from xdsl.passes import PassPipeline
 
     from layoutkit.ir import make_context
 
-    passes = parse_pass_pipeline(pipeline_with_options(pipeline, tile_sizes, workgroup_size), "--pipeline")
+    passes = parse_pass_pipeline(pipeline_with_options(pipeline, tile_sizes, workgroup_size, subgroup_size), "--pipeline")
 
     def callback(done, module, _next) -> None:
         if done is not None:

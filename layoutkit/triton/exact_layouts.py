@@ -2,7 +2,9 @@
 function by exact cost, and the ``ttg.convert_layout`` ops that remain.
 
 Input: TTGIR as ``convert-triton-to-tritongpu`` leaves it (or any TTGIR). Its converts are
-taken out (a convert is the identity on values); every tensor value becomes a *variable*
+taken out (a convert is the identity on values); index math gets one copy per use and takes
+whatever layout its one user wants (it is recomputed there, unpriced, as Triton
+rematerializes it); every other tensor value becomes a *variable*
 (the results and iteration arguments of an ``scf.for`` share one), every ``tt.store`` too,
 and every use of a value becomes a *requirement*: the layout the user wants as a function
 of the user's own layout --
@@ -11,9 +13,11 @@ of the user's own layout --
 user                      wants for its operand, given its result layout ``L``
 ========================  ==================================================================
 element-wise, load,       ``L`` (a store: its access layout)
-store, broadcast, yield
+store, broadcast, scan,
+yield
 ``tt.expand_dims``        ``#ttg.slice<{dim = axis, parent = L}>``
 ``tt.reduce``             ``L.parent`` (``L`` is a slice on the reduced axis)
+``tt.trans``              ``L`` permuted back (blocked ``L`` only)
 ``tt.dot``                ``#ttg.dot_op<{opIdx = 0/1, parent = L}>`` for a/b, ``L`` for c
 any other op              what it wanted in the input (its layouts stay)
 ========================  ==================================================================
@@ -63,8 +67,13 @@ from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding, SliceE
 from layoutkit.layouts.triton.default import default_blocked_encoding
 from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
 
+#: the origin of a value's own layout in the input
+INPUT = "the input's layout"
 #: candidates kept per variable
 MAX_CANDIDATES = 12
+#: candidates per variable that are the same map under different names (an equal name on
+#: both sides of a use saves a no-op convert)
+SAME_MAP = 3
 #: what any convert op costs beyond its planner cost (one op more; keeps equal layouts equal)
 CONVERT_OP = 0.01
 #: an element-wise instruction per register, against a conversion's instructions and
@@ -119,6 +128,8 @@ class Want:
                                                                    | SliceEncoding) else None
         if self.kind == "parent":
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
+        if self.kind == "trans":
+            return permute_blocked(layout, _inverse(self.param))
         index, k_width = self.param  # dot
         if isinstance(layout, NvidiaMmaEncoding):
             return DotOperandEncoding(index, layout, k_width)
@@ -132,9 +143,33 @@ class Want:
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
         if self.kind == "parent":
             return SliceEncoding(self.param, layout)
+        if self.kind == "trans":
+            return permute_blocked(layout, self.param)
         if self.kind == "dot":
             return layout.parent if isinstance(layout, DotOperandEncoding) and layout.op_idx == self.param[0] else None
         return None
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(range(len(perm)), key=lambda d: perm[d]))
+
+
+def permute_blocked(layout: Any, perm: tuple[int, ...]) -> Any | None:
+    """``tt.trans``'s result layout for an operand in blocked ``layout`` (Triton's rule, as in
+    convert-triton-to-tritongpu): result dim ``i`` is operand dim ``perm[i]``; None for a
+    layout that is not blocked. ``blocked<[1, 8], [4, 8], [4, 1], order [1, 0]>`` with
+    ``perm (1, 0)`` is ``blocked<[8, 1], [8, 4], [1, 4], order [0, 1]>``."""
+    if not isinstance(layout, BlockedEncoding) or len(perm) != layout.rank:
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    new_position = {old: new for new, old in enumerate(perm)}
+    bases = () if layout.cga is None else layout.cga.bases
+    return BlockedEncoding(tuple(layout.size_per_thread[d] for d in perm),
+                           tuple(layout.threads_per_warp[d] for d in perm),
+                           tuple(layout.warps_per_cta[d] for d in perm),
+                           tuple(new_position[d] for d in layout.order),
+                           CGALayout(tuple(tuple(b[d] for d in perm) for b in bases), layout.rank))
 
 
 @dataclass
@@ -168,8 +203,8 @@ class Variable:
         if len(self.candidates) >= MAX_CANDIDATES or not _fits(layout, self.shape):
             return False
         key = _function(layout, self.shape)
-        if any(_function(c, self.shape) == key for c in self.candidates):
-            return False  # the same map under another name: one of them is enough
+        if sum(_function(c, self.shape) == key for c in self.candidates) >= SAME_MAP:
+            return False  # the same map under other names: enough of them
         self.candidates.append(layout)
         self.origins.append(origin)
         return True
@@ -199,18 +234,22 @@ def _function(layout: Any, shape: tuple[int, ...]) -> bytes:
     key = (layout, shape)
     found = _FUNCTIONS.get(key)
     if found is None:
-        found = _FUNCTIONS[key] = type(layout).__name__.encode() + layout.table(shape).tobytes()
+        try:
+            table = layout.table(shape).tobytes()
+        except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
+            table = repr(layout).encode()  # no table: the name is the map
+        found = _FUNCTIONS[key] = type(layout).__name__.encode() + table
     return found
 
 
-_COSTS: dict[tuple[Any, Any, tuple[int, ...], str], float] = {}
+_COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str], float] = {}
 
 
 def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str) -> float:
     """A conversion's cost in the measure: instructions per thread + shared wavefronts."""
     if src == dst:
         return 0.0
-    key = (src, dst, shape, dtype)
+    key = (_function(src, shape), _function(dst, shape), shape, dtype)  # equal maps, one price
     found = _COSTS.get(key)
     if found is None:
         try:
@@ -280,7 +319,7 @@ class ExactLayouts:
         self.variables.append(v)
         index = len(self.variables) - 1
         self.join(value, index)
-        v.add(_layout_of(value), "the input's layout")
+        v.add(_layout_of(value), INPUT)
         return index
 
     def join(self, value: SSAValue, index: int) -> None:
@@ -319,7 +358,7 @@ class ExactLayouts:
 
         def cheap(value: SSAValue) -> bool:
             if not _tensor(value):
-                return True
+                return True  # a scalar operand: shared by the copies, never copied
             if value not in memo:
                 op = value.owner
                 memo[value] = isinstance(op, Operation) and len(op.results) == 1 and not op.regions and (
@@ -330,7 +369,7 @@ class ExactLayouts:
         for _ in range(64):
             changed = False
             for op in reversed(list(block.walk())):
-                if len(op.results) != 1 or not cheap(op.results[0]):
+                if len(op.results) != 1 or not _tensor(op.results[0]) or not cheap(op.results[0]):
                     continue
                 uses = list(op.results[0].uses)
                 for use in uses[1:]:
@@ -341,12 +380,44 @@ class ExactLayouts:
                     changed = True
             if not changed:
                 break
+        for _ in range(64):  # dead copies (and dead index math) go
+            dead = [op for op in block.walk() if len(op.results) == 1 and _tensor(op.results[0])
+                    and memo.get(op.results[0]) and not op.results[0].uses]
+            for op in dead:
+                op.detach()
+                op.erase()
+            if not dead:
+                break
+        self.followers = {op.results[0] for op in block.walk() if len(op.results) == 1 and _tensor(op.results[0])
+                          and memo.get(op.results[0]) and sum(1 for _ in op.results[0].uses) == 1}
+
+    def settle(self, value: SSAValue, layout: Any, plan: list, leaves: list) -> bool:
+        """Index math follows its one user: ``value`` (a follower) in ``layout``, its follower
+        operands in what its rule wants of that (added to ``plan``), its other operands
+        wanting it (``leaves``: value, op, index, layout); False when a rule cannot."""
+        if layout is None or not _fits(layout, _shape(value)):
+            return False
+        plan.append((value, layout))
+        op = value.owner
+        for index, want in self.follow_rules.get(op, ()):
+            operand = op.operands[index]
+            wanted = want.of(layout)
+            if operand in self.followers:
+                if not self.settle(operand, wanted, plan, leaves):
+                    return False
+            elif wanted is None:
+                return False
+            else:
+                leaves.append((operand, op, index, wanted))
+        return True
 
     def build(self) -> None:
         block = self.func.body.blocks.first
         self.wanted: dict[tuple[Operation, int], Any] = {}
+        self.follow_rules: dict[Operation, list[tuple[int, Want]]] = {}
         self.strip_converts(block)
         self.rematerialize(block)
+        self.original = {v: _layout_of(v) for v in self.followers}
         for op in block.walk():
             self.visit(op)
 
@@ -358,6 +429,10 @@ class ExactLayouts:
     def visit(self, op: Operation) -> None:
         name = op.name
         results = [r for r in op.results if _tensor(r)]
+        if len(results) == 1 and results[0] in self.followers:  # index math: follows its user
+            want = Want("slice", op.axis.value.data) if name == "tt.expand_dims" else Want("same")
+            self.follow_rules[op] = [(i, want) for i, v in enumerate(op.operands) if _tensor(v)]
+            return
         if name in ("tt.func", "tt.return", "tt.reduce.return", "tt.scan.return") or op.parent_op() is not None \
                 and op.parent_op().name in ("tt.reduce", "tt.scan") :
             return
@@ -386,7 +461,7 @@ class ExactLayouts:
             v = Variable(_shape(ptr), str(op.operands[1].type.element_type), label=_where(op))
             self.variables.append(v)
             index = len(self.variables) - 1
-            v.add(self.wanted[(op, 0)], "the input's layout")
+            v.add(self.wanted[(op, 0)], INPUT)
             for layout, origin in self.coalesced(op, ptr):
                 v.add(layout, origin)
             v.unary.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
@@ -394,8 +469,8 @@ class ExactLayouts:
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
             return
-        simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast")
-        if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot")) \
+        simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast", "tt.scan")
+        if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot", "tt.trans")) \
                 and all(_shape(r) == _shape(results[0]) for r in results):
             index = self.variable(results[0])
             for r in results[1:]:
@@ -408,6 +483,8 @@ class ExactLayouts:
                 mask = op.operands[1] if len(op.operands) > 1 and _tensor(op.operands[1]) else None
                 v.unary.append(self.global_cost(op, ptr, mask, v.shape, v.dtype))
                 want = Want("same")
+            elif name == "tt.trans":
+                want = Want("trans", tuple(int(d) for d in op.order.get_values()))
             elif name == "tt.expand_dims":
                 want = Want("slice", op.axis.value.data)
             elif name == "tt.reduce":
@@ -423,7 +500,7 @@ class ExactLayouts:
                 if _is_elementwise(op) or name == "arith.constant":
                     v.unary.append(lambda layout, shape=v.shape: ELEMENTWISE_WEIGHT * registers_per_thread(layout, shape))
             for i, value in enumerate(op.operands):
-                if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce")
+                if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce", "tt.trans")
                                        or _shape(value) == v.shape):
                     self.use(op, i, want, index)
                 elif _tensor(value):
@@ -506,16 +583,18 @@ class ExactLayouts:
 
     # -- candidates -------------------------------------------------------------------------
     def propagate(self) -> None:
-        """Candidates flow along the requirements both ways until none is added."""
+        """Anchor candidates flow along the requirements both ways until none is added; an op
+        whose layouts stay (``fixed``) offers its operand's layout to the producer."""
+        for use in self.uses:
+            if use.user is None and use.value in self.var_of:
+                self.variables[self.var_of[use.value]].add(use.want.param, f"what {_where(use.op)} keeps")
         for _ in range(4 * MAX_CANDIDATES):
             changed = False
             for use in self.uses:
-                if use.user is None:
+                if use.user is None or use.value not in self.var_of:
                     continue
-                source = self.variables[self.var_of[use.value]] if use.value in self.var_of else None
+                source = self.variables[self.var_of[use.value]]
                 user = self.variables[use.user]
-                if source is None:
-                    continue
                 for layout, origin in list(zip(user.candidates, user.origins)):
                     changed |= source.add(use.want.of(layout), origin)
                 for layout, origin in list(zip(source.candidates, source.origins)):
@@ -568,7 +647,21 @@ class ExactLayouts:
                 _retype(value, layout)
         made: dict[tuple[SSAValue, Any], SSAValue] = {}
         records: dict[tuple[SSAValue, Any], Converted] = {}
-        for use in self.uses:
+        uses = list(self.uses)
+        for use in self.uses:  # index math settles into what its user wants
+            if use.value not in self.followers:
+                continue
+            wanted = use.want.param if use.user is None else \
+                use.want.of(self.variables[use.user].candidates[choice[use.user]])
+            plan: list = []
+            leaves: list = []
+            if not self.settle(use.value, wanted, plan, leaves):
+                plan, leaves = [], []  # its own input layout, and a convert at the use
+                self.settle(use.value, self.original[use.value], plan, leaves)
+            for value, layout in plan:
+                _retype(value, layout)
+            uses.extend(Use(v, op, i, Want("fixed", w), None) for v, op, i, w in leaves)
+        for use in uses:
             wanted = use.want.param if use.user is None else \
                 use.want.of(self.variables[use.user].candidates[choice[use.user]])
             value = use.value
@@ -667,11 +760,32 @@ def assign_layouts(module: Operation, method: str = "auto", explain: bool = Fals
                                    attr("ttg.threads-per-warp", 32), method)
             layouts.run(explain)
             out.append(explain_text(op.sym_name.data, layouts))
-    from xdsl.context import Context
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-
-    CommonSubexpressionElimination().apply(Context(), module)  # the equal copies of index math
+            merge_copies(op.body.blocks.first)
     return "".join(out)
+
+
+def merge_copies(block: Block) -> int:
+    """Merge the copies :meth:`ExactLayouts.rematerialize` made that ended up equal (same op,
+    operands, properties and result types), in program order so chains merge whole; the
+    number of ops erased. Only index-math ops (pure by construction) are merged."""
+    seen: dict[tuple, Operation] = {}
+    erased = 0
+    for op in list(block.walk()):
+        if len(op.results) != 1 or op.regions or not _tensor(op.results[0]) or not (
+                op.name in _FREE_OPS or op.name in ("tt.expand_dims", "tt.broadcast") or _is_elementwise(op)):
+            continue
+        key = (op.name, tuple(id(v) for v in op.operands), op.results[0].type,
+               tuple(sorted((k, str(v)) for k, v in op.properties.items())),
+               tuple(sorted((k, str(v)) for k, v in op.attributes.items())), id(op.parent_block()))
+        first = seen.get(key)
+        if first is None:
+            seen[key] = op
+            continue
+        op.results[0].replace_all_uses_with(first.results[0])
+        op.detach()
+        op.erase()
+        erased += 1
+    return erased
 
 
 __all__ = ["ExactLayouts", "MAX_CANDIDATES", "Want", "assign_layouts", "convert_cost", "explain_text"]

@@ -53,6 +53,20 @@ def test_seed_dispatch_is_one_kernel_equal_to_numpy(tiles):
     np.testing.assert_allclose(r, (x + y) * v[None, :], rtol=1e-6)
 
 
+def test_seed_dispatch_example_in_current_mlir_is_one_kernel():
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "examples" / "linalg" / "add_broadcast_multiply.mlir").read_text()
+    ir = fused(text)
+    assert ir.count("linalg.generic") == 1 and "affine_map<(d0, d1) -> (d1)>" in ir and "linalg.broadcast" not in ir
+    out = compiled(text)
+    assert out.count("gpu.launch_func") == 1
+    rng = np.random.default_rng(7)
+    x, y, v = rand(rng, 10, 15), rand(rng, 10, 15), rand(rng, 15)
+    (r,) = run_function(out, "add_broadcast_multiply", [x, y, v])
+    np.testing.assert_allclose(r, (x + y) * v[None, :], rtol=1e-6)
+
+
 def test_transpose_exp_into_reduction_consumer():
     """exp(transpose(a)) summed over rows, then b * that: the elementwise producers fuse into
     the reduction (its consumer); the reduction is not fused further (it stays an op)."""

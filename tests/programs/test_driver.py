@@ -13,6 +13,7 @@ import pytest
 import layoutkit
 from layoutkit import LayoutError
 from layoutkit.ir import parse_module
+from layoutkit.pipelines import pipeline_text
 from layoutkit.pipelines.compile import split_ir_dumps
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "linalg"
@@ -86,10 +87,12 @@ def test_print_ir_after_all_is_mlirs_dump_format(tmp_path):
     assert run.returncode == 0, run.stderr
     err = run.stderr
     # MLIR: the header line, the IR, two blank lines; nothing else on stderr
-    assert err.startswith("// -----// IR Dump After BufferizePass (bufferize) //----- //\n")
+    # issue 15: the pipeline starts with linalg-fuse-elementwise and promotes after tiling
+    assert err.startswith("// -----// IR Dump After LinalgFuseElementwisePass (linalg-fuse-elementwise) //----- //\n")
     assert err.endswith("}\n\n\n")
     stages = split_ir_dumps(err)
-    assert [name for name, _ in stages] == ["bufferize", "tile-to-workgroups", "distribute-to-threads",
+    assert [name for name, _ in stages] == ["linalg-fuse-elementwise", "bufferize", "tile-to-workgroups",
+                                           "promote-to-workgroup-memory", "distribute-to-threads",
                                            "gpu-outline-kernels", "cse"]
     assert sum(len(ir) + 2 for _, ir in stages) + sum(len(line) + 1 for line in err.splitlines()
                                                        if line.startswith("// -----//")) == len(err)

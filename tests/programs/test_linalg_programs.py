@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from layoutkit.backends.simt.host import run_function
+from layoutkit import LayoutError
+from layoutkit.backends.simt.host import host_functions, run_function
 from layoutkit.cli.compile import compile_module
 from layoutkit.cli.opt import print_ir
 from layoutkit.ir import parse_module
@@ -34,10 +35,17 @@ def _conv(x, w):
     return (out,)
 
 
+def _slices(x, y):
+    out = np.zeros((12, 12))
+    out[1:11, 2:10] = x[2:12, 4:20:2] + y
+    return out
+
+
 # program -> (input shapes, numpy reference returning a tuple of results)
 PROGRAMS = {
     "matmul": ([(32, 24), (24, 16)], lambda a, b: (a @ b,)),
     "elementwise": ([(10, 15), (15,)], lambda x, v: ((x + v[None, :]) * x,)),
+    "add_broadcast_multiply": ([(10, 15), (10, 15), (15,)], lambda x, y, v: ((x + y) * v[None, :],)),
     "batch_matmul": ([(3, 12, 10), (3, 10, 20)], lambda a, b: (np.matmul(a, b),)),
     "matmul_bias_relu": ([(32, 24), (24, 16), (16,)], lambda a, b, c: (np.maximum(a @ b + c, 0),)),
     "softmax": ([(6, 40)], _softmax),
@@ -46,6 +54,7 @@ PROGRAMS = {
     "transpose": ([(20, 36)], lambda x: (x.T,)),
     "matmul_partial": ([(30, 7), (7, 13)], lambda a, b: (a @ b,)),
     "tril": ([(20, 20)], lambda x: (np.tril(x),)),
+    "slices": ([(16, 24), (10, 8)], lambda x, y: (_slices(x, y),)),
 }
 
 # (program, tile sizes, workgroup size): the default configuration and a few others
@@ -61,6 +70,7 @@ CONFIGS = [(name, None, None) for name in PROGRAMS] + [
     ("elementwise", "8,8", None),     # 10x15 in 8x8 tiles: partial in both loops
     ("tril", "8,16", "4,4"),          # linalg.index: the tile's offset plus the thread's row/column
     ("tril", "0,6", "6"),
+    ("slices", "4,3", "2,2"),         # tiles of a strided slice, into a slice of the result
 ]
 
 
@@ -77,7 +87,8 @@ def test_program_runs_equal_to_numpy(name, tiles, workgroup):
     module = compile_program(name, tiles, workgroup)
     text = print_ir(module)
     assert "tensor<" not in text and "linalg." not in text
-    results = run_function(module, name, [x.copy() for x in inputs])
+    (function,) = host_functions(module)
+    results = run_function(module, function, [x.copy() for x in inputs])
     expected = reference(*[x.astype(np.float64) for x in inputs])
     assert len(results) == len(expected)
     for got, want in zip(results, expected):
@@ -111,3 +122,30 @@ def test_strided_convolution(stride, tiles):
     (got,) = run_function(module, "conv2d", [x, w])
     (full,) = _conv(x.astype(np.float64), w.astype(np.float64))
     np.testing.assert_allclose(got, full[:, ::stride, ::stride, :], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("%z[1, 2] [10, 8]", "%z[%c1, 2] [10, 8]"), "dynamic offsets"),
+    (("ins(%window, %y", "ins(%y, %y"), None),
+])
+def test_slice_variants(change, message):
+    text = (EXAMPLES / "slices.mlir").read_text().replace(*change)
+    if "%c1" in text:
+        text = text.replace("%zero = arith.constant", "%c1 = arith.constant 1 : index\n  %zero = arith.constant")
+    if message:
+        with pytest.raises(LayoutError, match=message):
+            compile_module(parse_module(text))
+        return
+    y = np.random.default_rng(7).standard_normal((10, 8)).astype(np.float32)
+    (got,) = run_function(compile_module(parse_module(text)), "slices", [np.zeros((16, 24), np.float32), y])
+    want = np.zeros((12, 12), np.float32)
+    want[1:11, 2:10] = 2 * y
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_insert_slice_before_its_destination_is_written_is_an_error():
+    text = (EXAMPLES / "slices.mlir").read_text()
+    fill = "  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<12x12xf32>) -> tensor<12x12xf32>\n"
+    text = text.replace(fill, "").replace("  %r = tensor.insert_slice", fill + "  %r = tensor.insert_slice")
+    with pytest.raises(LayoutError, match="bufferize: tensor.insert_slice in @slices would overwrite"):
+        compile_module(parse_module(text))

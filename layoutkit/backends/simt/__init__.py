@@ -106,7 +106,7 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
                   count_sectors=global_sectors)
     seconds = run_kernel(func, geometry, values, stats)
     return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
-                            _sectors(stats))
+                            global_sectors=_sectors(stats))
 
 
 def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:

@@ -21,6 +21,7 @@ import numpy as np
 
 from layoutkit.backends.simt.dtypes import unsigned
 from layoutkit.backends.simt.numerics import maximumf, minimumf
+from layoutkit.ir.dialects import triton_format as fmt
 
 COMBINE: dict[str, Callable] = {
     "addf": np.add, "addi": np.add, "mulf": np.multiply, "muli": np.multiply,
@@ -29,6 +30,16 @@ COMBINE: dict[str, Callable] = {
     "andi": np.bitwise_and, "ori": np.bitwise_or, "xori": np.bitwise_xor,
     "assign": lambda old, new: new,
 }
+#: Triton's atomic_rmw kinds (tt and amdg) by the names above
+TRITON_RMW = {"add": "addi", "fadd": "addf", "max": "maxs", "min": "mins", "umax": "maxu",
+              "umin": "minu", "and": "andi", "or": "ori", "xor": "xori", "exch": "assign"}
+
+
+def triton_rmw_kind(attr) -> str:
+    """The kind above of a Triton ``atomic_rmw_op`` property (its enum integer)."""
+    value = int(getattr(getattr(attr, "value", attr), "data", attr))
+    name = next(name for name, code in fmt.ATOMIC_RMW.items() if code == value)
+    return TRITON_RMW[name]
 ROUNDED = {"addf": np.add, "mulf": np.multiply}  # not associative in floating point
 
 
@@ -89,3 +100,25 @@ def _sequential_scan(ufunc: np.ufunc, x: np.ndarray, first: np.ndarray, lengths:
     for begin, length in zip(first.tolist(), lengths.tolist()):
         if length > 1:
             x[begin:begin + length] = ufunc.accumulate(x[begin:begin + length])
+
+
+def atomic_cas(data: np.ndarray, loc: np.ndarray, compare: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Apply ``if data[loc[i]] == compare[i]: data[loc[i]] = values[i]`` for i in order (bits
+    compared, as a GPU's compare-and-swap); return the old values. The k-th access of every
+    address runs in step k. Example: x[0] == 0, three CAS(0 -> 1, 2, 3): old 0, 1, 1; x[0] == 1."""
+    bits = unsigned(data.dtype)
+    compare = compare.astype(data.dtype, copy=False).view(bits)
+    values = values.astype(data.dtype, copy=False)
+    order = np.argsort(loc, kind="stable")
+    address = loc[order]
+    start = np.ones(loc.size, bool)
+    start[1:] = address[1:] != address[:-1]
+    first = np.flatnonzero(start)
+    rank = np.arange(loc.size) - np.repeat(first, np.diff(np.append(first, loc.size)))
+    old = np.empty_like(values)
+    for k in range(int(rank.max()) + 1 if loc.size else 0):
+        at = order[rank == k]
+        before = data[loc[at]]
+        old[at] = before
+        data[loc[at]] = np.where(before.view(bits) == compare[at], values[at], before)
+    return old

@@ -139,6 +139,10 @@ class Recorder:
                     if "matrix" in cost.get("instruction", "") else _SHARED_KIND[name]: int(cost["instructions"])}
         if name in ("tt.dot", "ttng.warp_group_dot") and cost is not None:
             return dot_instructions(cost, self.num_warps, m.geometry.warp_size)
+        if name in ("tt.gather", "tt.histogram"):  # as the handler counts them (stats.counts)
+            from layoutkit.backends.simt.ops.tt import gather_instructions, histogram_instructions
+
+            return (gather_instructions if name == "tt.gather" else histogram_instructions)(m, op)
         if name in _FREE or name.startswith("scf."):
             return {}
         result = op.results[0].type if op.results else None

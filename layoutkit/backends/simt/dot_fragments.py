@@ -15,9 +15,10 @@ it, and likewise for B; the simulator gathers (blocks, warps, |R_w|, K) and
 register from its warp's product. An operand element no lane of the warp holds is an error.
 
 Worked example: ``#mma = nvidia_mma v2, warpsPerCTA = [2, 2]`` on a 64x64 result, K = 32:
-warp 3 holds rows 32..63 and columns 32..63 (R_w, C_w of 32 each), so it reads A[32:64, :]
-and B[:, 32:64] from registers of its own lanes (dot_op layouts replicate A across the
-warps along N and B across the warps along M) and owns the 32x32 product block.
+the warps tile 16x8 instruction tiles, so warp 3 holds rows 16..31 and 48..63 and columns
+8..15, 24..31, 40..47, 56..63 (R_w, C_w of 32 each); it reads those 32 rows of A and 32
+columns of B (all of K) from registers of its own lanes — the dot_op layouts replicate A
+across the warps along N and B across the warps along M — and owns their 32x32 product.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from xdsl.ir import Attribute
 
 from layoutkit.backends.simt.dtypes import element_dtype
 from layoutkit.backends.simt.launch import Chunk, Geometry, _scalar, launch_dims, order_arguments
-from layoutkit.backends.simt.machine import Machine, Stats
+from layoutkit.backends.simt.machine import Machine, Stats, full
 from layoutkit.backends.simt.memory import Buffer
 from layoutkit.errors import LayoutError
 
@@ -168,6 +168,63 @@ class TritonMachine(Machine):
             return True
         flat = np.arange(index.shape[0])[:, None] * src.registers + index
         return flat, src.registers, dst.registers
+
+    # ----------------------------------------------------------------- atomics
+    def performers(self, op, mask: np.ndarray, type_: Attribute) -> np.ndarray:
+        """Which elements of a value of ``type_`` perform an atomic among the active threads
+        ``mask``: the first holder of each tensor element (copies held by other threads do
+        not repeat it, as Triton predicates them off), the first active thread of each
+        program for a scalar. Example: tensor<64xi32> over 128 threads x 2 registers: each
+        element is held 4 times, performed once."""
+        if isinstance(type_, TensorType):
+            return mask[:, None] & self.per_thread(self._owners(op, type_))
+        per_block = mask.reshape(-1, self.geometry.slots_per_block)
+        first = np.zeros_like(per_block)
+        first[np.arange(per_block.shape[0]), per_block.argmax(axis=1)] = True
+        return (first & per_block).reshape(-1)
+
+    def holders(self, op, old: np.ndarray, active: np.ndarray, type_: Attribute) -> np.ndarray:
+        """An atomic's old values (one per ``active`` element, in order) as every thread
+        holds them: each copy of a tensor element, and every thread of a program for a
+        scalar, gets what its performer read."""
+        values = np.zeros(active.shape, old.dtype)
+        values[active] = old
+        slots = self.geometry.slots_per_block
+        if not isinstance(type_, TensorType):
+            per_block = values.reshape(-1, slots)
+            first = active.reshape(per_block.shape).argmax(axis=1)
+            return np.repeat(per_block[np.arange(per_block.shape[0]), first], slots)
+        dist = self.distribution(op, type_)
+        owner = self._owners(op, type_)
+        dense = np.zeros((self.chunk.blocks, dist.size), old.dtype)
+        dense[:, dist.linear[owner]] = self.blocks_view(values, dist.registers)[:, owner]
+        return dense[:, dist.linear].reshape(-1, dist.registers)
+
+    def atomic(self, op, pointers, active, pointer_type: Attribute, type_: Attribute, apply) -> np.ndarray:
+        """Run an atomic on the ``active`` elements of ``pointers`` (of ``pointer_type``) in
+        (block, thread, register) order: ``apply(data, addresses, picked)`` updates memory and
+        returns the old values (:mod:`~layoutkit.backends.simt.atomics`), ``picked(v)``
+        selecting an operand's active elements. Returns the old values as every thread holds
+        them (:meth:`holders`)."""
+        shape = np.broadcast_shapes(pointers.shape, active.shape)
+        pointers, active = np.broadcast_to(pointers, shape), np.broadcast_to(active, shape)
+        buffer, index = self.element_index(op, pointers, active, pointer_type)
+        data = self.pointee_data(buffer, pointer_type)
+
+        def picked(value):
+            return np.broadcast_to(full(value, shape[0]), shape)[active].astype(data.dtype)
+
+        return self.holders(op, apply(data, index[active], picked), active, type_)
+
+    def _owners(self, op, type_: Attribute) -> np.ndarray:
+        """(slots, registers): True at the first holder of each element of a block's tensor."""
+        owner = self.cache.get((op, "owner"))
+        if owner is None:
+            linear = self.distribution(op, type_).linear
+            owner = np.zeros(linear.size, bool)
+            owner[np.unique(linear.reshape(-1), return_index=True)[1]] = True
+            owner = self.cache[(op, "owner")] = owner.reshape(linear.shape)
+        return owner
 
     # ----------------------------------------------------------------- pointers
     def decode(self, op, pointers: np.ndarray) -> tuple[int, np.ndarray]:

@@ -34,3 +34,19 @@ def test_simulate_ttgir_bad_argument_is_one_error_line(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: args: argument 'x_ptr' has dtype float64, !tt.ptr<f32> needs float32"]
+
+
+def test_simulate_gfx942_gather_with_a_bad_index_is_one_error_line(tmp_path, capsys):
+    """gather_rows on gfx942 (buffer loads, warp shuffles): an index outside the row is
+    reported with op, line, element and block, as one line and exit code 2."""
+    idx = np.zeros((32, 32), np.int32)
+    idx[3, 4] = 40
+    for name, array in (("s", np.zeros((32, 32), np.float32)), ("i", idx), ("o", np.zeros((32, 32), np.float32))):
+        np.save(tmp_path / f"{name}.npy", array)
+    code = main(["simulate", str(GOLDENS / "gather_rows" / "full.hip-gfx942.ttgir"), "--kernel", "gather_rows",
+                 "--grid", "1", "--arg", f"src_ptr={tmp_path / 's.npy'}", "--arg", f"idx_ptr={tmp_path / 'i.npy'}",
+                 "--arg", f"out_ptr={tmp_path / 'o.npy'}"])
+    assert code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: kernel @gather_rows: ") and "tt.gather" in line and "(line 22)" in line
+    assert "index 40 at element (3, 4) of block 0 is outside [0, 32) along axis 1" in line

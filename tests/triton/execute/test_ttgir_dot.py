@@ -176,6 +176,18 @@ def test_mma_v2_f32_precise_modes_reach_f32_accuracy(precision, rng):
     assert np.abs(d - full).max() < np.abs(truncated - full).max() / 4
 
 
+@pytest.mark.parametrize("element, k_width", [("f8E4M3FN", 4), ("f8E5M2", 8)])
+def test_mma_v2_fp8_products_are_exact_in_f32(element, k_width, rng):
+    import ml_dtypes
+
+    dtype = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}[element]
+    m, n, k = 32, 32, 64
+    a, b, c = inputs(rng, 2, m, n, k, ab="f32")
+    a, b = a.astype(dtype), b.astype(dtype)
+    d = run(dot_kernel(m, n, k, MMA_V2.format(warps="[2, 2]"), ab=element, k_width=k_width), a, b, c)
+    np.testing.assert_allclose(d, a.astype(np.float64) @ b.astype(np.float64) + c, rtol=1e-5, atol=1e-5)
+
+
 def test_mma_v2_i8_is_exact(rng):
     m, n, k = 32, 32, 64
     a, b, c = inputs(rng, 2, m, n, k, ab="i8", acc="i32")
@@ -205,6 +217,18 @@ def test_mfma_xf32_truncates_like_tf32(rng):
     d = run(dot_kernel(m, n, k, parent, ab="f32", k_width=2, lanes=64, precision="tf32"), a, b, c)
     expected = tf32_truncated(a).astype(np.float64) @ tf32_truncated(b).astype(np.float64) + c
     np.testing.assert_allclose(d, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("m, n, k, k_width, parent, warps, lanes", [
+    (16, 8, 16, 4, MMA_V2.format(warps="[1, 1]"), 1, 32),   # one instruction tile, K padded by kWidth 4
+    (16, 16, 16, 4, MMA_V2.format(warps="[2, 2]"), 4, 32),  # fewer rows than warps x 16: warps duplicate
+    (32, 32, 8, 4, MFMA.format(warps="[1, 1]", instr="[32, 32, 8]", t="true"), 1, 64),
+    (16, 16, 64, 8, MFMA.format(warps="[2, 2]", instr="[16, 16, 16]", t="false"), 4, 64),
+])
+def test_small_and_replicated_tiles_equal_numpy(m, n, k, k_width, parent, warps, lanes, rng):
+    a, b, c = inputs(rng, 2, m, n, k)
+    d = run(dot_kernel(m, n, k, parent, k_width=k_width, warps=warps, lanes=lanes), a, b, c)
+    np.testing.assert_allclose(d, a.astype(np.float64) @ b.astype(np.float64) + c, rtol=1e-5, atol=1e-5)
 
 
 # ----------------------------------------------------------------------- FMA (blocked parent)
@@ -300,6 +324,7 @@ def golden(kernel: str, target: str):
     ("matmul_64x64x32", 64, 64, 32, "cuda-80"),
     ("matmul_128x128x64", 144, 208, 80, "cuda-80"),
     ("matmul_64x64x32", 80, 112, 48, "hip-gfx942"),
+    ("matmul_128x128x64", 144, 208, 80, "hip-gfx942"),
 ])
 def test_golden_matmul_equals_numpy(kernel, m, n, k, target, rng):
     """Triton's pipelined mma v2 / MFMA matmuls (kWidth 4 operands read from shared memory),
@@ -314,23 +339,25 @@ def test_golden_matmul_equals_numpy(kernel, m, n, k, target, rng):
     np.testing.assert_allclose(c.astype(np.float32), expected.astype(np.float32), rtol=2e-3, atol=2e-3)
 
 
-def test_golden_dot_tf32_epilogue_sm80(rng):
-    """f32 operands in dot_op kWidth 1 with inputPrecision = tf32: bias + relu of the product
-    of the truncated inputs."""
+@pytest.mark.parametrize("target", ["cuda-80", "hip-gfx942"])
+def test_golden_dot_tf32_epilogue(target, rng):
+    """f32 operands (sm_80: mma v2 kWidth 1; gfx942: MFMA xf32 32x32x4, kWidth 2) with
+    inputPrecision = tf32: bias + relu of the product of the truncated inputs."""
     a, b = rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 64)).astype(np.float32)
     bias = rng.standard_normal(64).astype(np.float32)
     c = np.zeros((32, 64), np.float32)
-    layoutkit.simulate(golden("dot_tf32_epilogue", "cuda-80"), "dot_tf32_epilogue", grid=1, args=[a, b, bias, c])
+    layoutkit.simulate(golden("dot_tf32_epilogue", target), "dot_tf32_epilogue", grid=1, args=[a, b, bias, c])
     expected = np.maximum(tf32_truncated(a).astype(np.float64) @ tf32_truncated(b).astype(np.float64) + bias, 0)
     np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
     assert np.abs(c - np.maximum(a.astype(np.float64) @ b + bias, 0)).max() > 1e-3
 
 
-def test_golden_attention_sm80(rng):
+@pytest.mark.parametrize("target", ["cuda-80", "hip-gfx942"])
+def test_golden_attention(target, rng):
     seq, head, scale = 100, 64, 0.125  # 2 query blocks, 2 key blocks: the second masked
     q, k, v = (rng.standard_normal((seq, head)).astype(np.float16) for _ in range(3))
     out = np.zeros((seq, head), np.float16)
-    layoutkit.simulate(golden("attention_fwd", "cuda-80"), "attention_fwd", grid=2,
+    layoutkit.simulate(golden("attention_fwd", target), "attention_fwd", grid=2,
                        args=[q, k, v, out, seq, head, scale])
     s = q.astype(np.float64) @ k.astype(np.float64).T * scale
     p = np.exp(s - s.max(axis=1, keepdims=True))

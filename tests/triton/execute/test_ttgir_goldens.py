@@ -297,7 +297,12 @@ def test_gather_rows_by_warp_shuffles(target, rng):
     # each row lies in one warp with one element per lane (threadsPerWarp [1|2, 32]): every
     # index register is one shfl.idx + one select, 32 * 32 of them per program
     (counts,) = [c for op, c in stats.counts.items() if op.name == "tt.gather"]
-    assert counts == {"gather shuffle": 32 * 32, "gather select": 32 * 32}
+    assert counts == {"shfl": 32 * 32, "select": 32 * 32}
+    report = layoutkit.simulate(module("gather_rows", target), "gather_rows", grid=2,
+                                args=[np.tile(src, (2, 1)), np.tile(idx, (2, 1)), np.zeros((64, 32), np.float32)],
+                                report=True).report
+    (row,) = [r for r in report.rows if r["op"] == "tt.gather"]
+    assert row["thread_instructions"] == {"shfl": 2 * 32 * 32, "select": 2 * 32 * 32}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -342,3 +347,21 @@ def test_replicated_chain(target, rng):
             scale = scale / np.float32(d)
     np.testing.assert_array_equal(row, scale)
     np.testing.assert_array_equal(out, x / scale[:, None])
+
+
+@pytest.mark.parametrize("target, threads, registers, owned", [("cuda-80", 128, 8, 2), ("hip-gfx942", 256, 4, 1)])
+def test_histogram_instructions_as_triton_lowers_it(target, threads, registers, owned, rng):
+    """1024 values, 64 bins: per source register 6 ballots (bits of the bin) and a popc per
+    bin the lane owns (64 / warp); 64 shared counters zeroed (1 store per thread), 2
+    barriers, an atomic add per owned bin, one load per result register (64 bins over the
+    block: 1)."""
+    from layoutkit.backends.simt.machine import Stats
+    from layoutkit.backends.simt.ttgir import run_triton
+
+    stats = Stats()
+    run_triton(module("histogram_bins", target), "histogram_bins", 1,
+               [rng.integers(0, 64, 1024).astype(np.int32), np.zeros(64, np.int32)], stats)
+    (counts,) = [c for op, c in stats.counts.items() if op.name == "tt.histogram"]
+    per_thread = {"vote.ballot": 6 * registers, "popc": owned * registers, "st.shared": 1, "bar.sync": 2,
+                  "atom.shared": owned, "ld.shared": 1}
+    assert counts == {k: v * threads for k, v in per_thread.items()}

@@ -155,7 +155,7 @@ def test_gather_across_warps_goes_through_shared_memory():
     run_triton(parse_module(GATHER_SHARED), "g", 1, [src, idx, out], stats)
     np.testing.assert_array_equal(out, src[idx])
     (counts,) = [c for op, c in stats.counts.items() if op.name == "tt.gather"]
-    assert counts == {"gather shared store": 128, "gather barrier": 128, "gather shared load": 128}
+    assert counts == {"st.shared": 128, "bar.sync": 128, "ld.shared": 128}
 
 
 def test_gather_index_out_of_range_is_reported():
@@ -304,3 +304,140 @@ def test_float_conversions_bitcast_clamp_and_mulhi():
     assert np.isnan(cl[3])  # propagateNan = all
     u = x.view(np.uint32).astype(np.uint64)
     np.testing.assert_array_equal(hi, ((u * u) >> np.uint64(32)).astype(np.uint32).view(np.int32))
+
+
+BUFFER_ATOMIC = """
+#a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%mem: !tt.ptr<i32>, %out: !tt.ptr<i32>) {
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #a>
+    %c4 = arith.constant dense<4> : tensor<64xi32, #a>
+    %c5 = arith.constant dense<5> : tensor<64xi32, #a>
+    %c60 = arith.constant dense<60> : tensor<64xi32, #a>
+    %neg = arith.constant dense<-1> : tensor<64xi32, #a>
+    %q = arith.remsi %r, %c4 : tensor<64xi32, #a>
+    %low = arith.cmpi slt, %r, %c60 : tensor<64xi32, #a>
+    %o = arith.select %low, %q, %neg : tensor<64xi1, #a>, tensor<64xi32, #a>
+    %m = arith.cmpi ne, %r, %c5 : tensor<64xi32, #a>
+    %old = amdg.buffer_atomic_rmw add, acq_rel, gpu, %r, %mem[%o], %m : !tt.ptr<i32> -> tensor<64xi32, #a>
+    amdg.buffer_store %old, %out[%r] : !tt.ptr<i32> -> tensor<64xi32, #a>
+    tt.return
+  }
+}
+"""
+
+
+def test_buffer_atomic_rmw_in_order_with_mask_and_range_check():
+    mem, out = np.full(4, 100, np.int32), np.full(64, -9, np.int32)
+    layoutkit.simulate(parse_module(BUFFER_ATOMIC), "k", grid=1, args=[mem, out])
+    expected_mem, expected_old = [100] * 4, [0] * 64
+    for r in range(64):
+        if r >= 60 or r == 5:  # offset -1 is beyond the 2 GiB range; element 5 is masked
+            continue
+        expected_old[r] = expected_mem[r % 4]
+        expected_mem[r % 4] += r
+    np.testing.assert_array_equal(mem, expected_mem)
+    np.testing.assert_array_equal(out, expected_old)
+
+
+EXTERN = """
+#a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @e(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
+    %r = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #a>
+    %xp = tt.splat %x : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>, #a>
+    %xpp = tt.addptr %xp, %r : tensor<32x!tt.ptr<f32>, #a>, tensor<32xi32, #a>
+    %v = tt.load %xpp : tensor<32x!tt.ptr<f32>, #a>
+    %yp = tt.splat %y : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>, #a>
+    %ypp = tt.addptr %yp, %r : tensor<32x!tt.ptr<f32>, #a>, tensor<32xi32, #a>
+    %w = tt.load %ypp : tensor<32x!tt.ptr<f32>, #a>
+    %e = tt.extern_elementwise %v {libname = "", libpath = "", pure = true, symbol = "SYMBOL_A"} : (tensor<32xf32, #a>) -> tensor<32xf32, #a>
+    %p = tt.extern_elementwise %e, %w {libname = "", libpath = "", pure = true, symbol = "SYMBOL_B"} : (tensor<32xf32, #a>, tensor<32xf32, #a>) -> tensor<32xf32, #a>
+    %op = tt.splat %out : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>, #a>
+    %opp = tt.addptr %op, %r : tensor<32x!tt.ptr<f32>, #a>, tensor<32xi32, #a>
+    tt.store %opp, %p : tensor<32x!tt.ptr<f32>, #a>
+    tt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("first, second", [("__nv_expf", "__nv_fmodf"), ("__ocml_exp_f32", "__ocml_fmod_f32")])
+def test_extern_elementwise_libdevice_and_ocml(first, second):
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal(32).astype(np.float32), rng.uniform(0.5, 2, 32).astype(np.float32)
+    out = np.zeros(32, np.float32)
+    text = EXTERN.replace("SYMBOL_A", first).replace("SYMBOL_B", second)
+    layoutkit.simulate(parse_module(text), "e", grid=1, args=[x, y, out])
+    e = np.exp(x.astype(np.float64)).astype(np.float32)  # within an ulp of any f32 exp
+    np.testing.assert_allclose(out, np.fmod(e, y), rtol=0, atol=2 * np.spacing(e.max()))
+
+
+def test_unknown_extern_function_is_reported():
+    text = EXTERN.replace("SYMBOL_A", "__nv_mystery").replace("SYMBOL_B", "__nv_fmodf")
+    with pytest.raises(LayoutError, match="extern function '__nv_mystery' is not known"):
+        layoutkit.simulate(parse_module(text), "e", grid=1, args=[np.zeros(32, np.float32)] * 3)
+
+
+MULHI64 = """
+#a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @h(%x: !tt.ptr<i64>, %y: !tt.ptr<i64>, %out: !tt.ptr<i64>) {
+    %r = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #a>
+    %xp = tt.splat %x : !tt.ptr<i64> -> tensor<32x!tt.ptr<i64>, #a>
+    %xpp = tt.addptr %xp, %r : tensor<32x!tt.ptr<i64>, #a>, tensor<32xi32, #a>
+    %v = tt.load %xpp : tensor<32x!tt.ptr<i64>, #a>
+    %yp = tt.splat %y : !tt.ptr<i64> -> tensor<32x!tt.ptr<i64>, #a>
+    %ypp = tt.addptr %yp, %r : tensor<32x!tt.ptr<i64>, #a>, tensor<32xi32, #a>
+    %w = tt.load %ypp : tensor<32x!tt.ptr<i64>, #a>
+    %h = tt.mulhiui %v, %w : tensor<32xi64, #a>
+    %op = tt.splat %out : !tt.ptr<i64> -> tensor<32x!tt.ptr<i64>, #a>
+    %opp = tt.addptr %op, %r : tensor<32x!tt.ptr<i64>, #a>, tensor<32xi32, #a>
+    tt.store %opp, %h : tensor<32x!tt.ptr<i64>, #a>
+    tt.return
+  }
+}
+"""
+
+
+def test_mulhiui_64_bits_against_python_integers():
+    rng = np.random.default_rng(4)
+    x = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 32, dtype=np.int64)
+    y = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 32, dtype=np.int64)
+    x[0], y[0] = -1, -1  # (2**64 - 1)**2 >> 64 = 2**64 - 2
+    out = np.zeros(32, np.int64)
+    layoutkit.simulate(parse_module(MULHI64), "h", grid=1, args=[x, y, out])
+    expected = [((int(a) % 2**64) * (int(b) % 2**64)) >> 64 for a, b in zip(x, y)]
+    np.testing.assert_array_equal(out.view(np.uint64), np.array(expected, np.uint64))
+
+
+HISTOGRAM_MASKED = """
+#a = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#h = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @h(%x: !tt.ptr<i32>, %out: !tt.ptr<i32>, %n: i32) {
+    %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #a>
+    %xp = tt.splat %x : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>, #a>
+    %xpp = tt.addptr %xp, %r : tensor<128x!tt.ptr<i32>, #a>, tensor<128xi32, #a>
+    %v = tt.load %xpp : tensor<128x!tt.ptr<i32>, #a>
+    %ns = tt.splat %n : i32 -> tensor<128xi32, #a>
+    %m = arith.cmpi slt, %r, %ns : tensor<128xi32, #a>
+    %c = tt.histogram %v, %m : tensor<128xi32, #a> -> tensor<16xi32, #h>
+    %b = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #h>
+    %op = tt.splat %out : !tt.ptr<i32> -> tensor<16x!tt.ptr<i32>, #h>
+    %opp = tt.addptr %op, %b : tensor<16x!tt.ptr<i32>, #h>, tensor<16xi32, #h>
+    tt.store %opp, %c : tensor<16x!tt.ptr<i32>, #h>
+    tt.return
+  }
+}
+"""
+
+
+def test_histogram_with_a_mask_and_fewer_bins_than_lanes():
+    """16 bins padded to the warp's 32: values 16..31 land in padded bins and are dropped,
+    32.. wrap (value & 31); masked-off elements (index >= 100) are not counted."""
+    x = np.random.default_rng(6).integers(0, 80, 128).astype(np.int32)
+    out = np.zeros(16, np.int32)
+    layoutkit.simulate(parse_module(HISTOGRAM_MASKED), "h", grid=1, args=[x, out, 100])
+    bins = x[:100] & 31
+    np.testing.assert_array_equal(out, np.bincount(bins[bins < 16], minlength=16))

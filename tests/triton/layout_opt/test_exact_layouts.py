@@ -4,6 +4,7 @@ to numpy, and are never costlier than Triton 3.9's golden by ``layoutkit analyze
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -64,11 +65,18 @@ def test_tree_refuses_a_cycle_and_bad_shapes_are_errors():
         AssignmentProblem((2, 2), ((0, 0), (0, 0)), ((0, 1, ((0, 1),)),))
 
 
-def exact(kernel: str):
+@functools.cache
+def _exact_text(kernel: str) -> str:
     module = parse_module((GOLDENS / kernel / "kernel.ttir").read_text())
     pass_class("triton-gpu-pipeline")(target="cuda:80", num_warps=4).apply(make_context(), module)
     module.verify()
-    return module
+    return str(module)
+
+
+def exact(kernel: str):
+    """The kernel through --triton-gpu-pipeline (cost-model=exact), verified, printed and
+    parsed back (what layoutkit prints, layoutkit reads)."""
+    return parse_module(_exact_text(kernel))
 
 
 def measure(module) -> float:
@@ -89,7 +97,8 @@ def test_strictly_cheaper_than_triton_on_the_weak_cases(kernel):
 
 
 @pytest.mark.parametrize("kernel", ["vector_add", "softmax_rows", "reduce_sum_axis0", "reduce_sum_axis1",
-                                    "layer_norm_fwd", "cumsum_rows", "outer3_reduce"])
+                                    "layer_norm_fwd", "cumsum_rows", "outer3_reduce", "matmul_64x64x32",
+                                    "attention_fwd"])
 def test_never_costlier_than_triton(kernel):
     assert measure(exact(kernel)) <= triton(kernel)
 
@@ -150,3 +159,113 @@ def test_opt_explain_flag_sets_the_pipeline_option(capsys):
                  "--triton-gpu-pipeline=target=cuda:80 num-warps=4 cost-model=exact"])
     assert code == 0
     assert "// exact layouts @replicated_chain:" in capsys.readouterr().err
+
+
+def test_cumsum_scan_takes_the_coalesced_layout_and_runs_equal_to_numpy():
+    module = exact("cumsum_rows")
+    totals = analyze(module).totals["cumsum_rows"]
+    golden = analyze(parse_module((GOLDENS / "cumsum_rows" / "full.cuda-80.ttgir").read_text())).totals["cumsum_rows"]
+    assert totals["global_memory"]["instructions"] <= golden["global_memory"]["instructions"]
+    x = np.random.default_rng(4).integers(-9, 9, (32, 128)).astype(np.float32)
+    out = np.zeros_like(x)
+    layoutkit.simulate(module, "cumsum_rows", grid=4, args=[x, out])
+    np.testing.assert_array_equal(out, np.cumsum(x, axis=1))
+
+
+@pytest.mark.parametrize("kernel", ["softmax_rows", "reduce_sum_axis1", "transpose_tile", "replicated_chain"])
+def test_no_more_converts_than_triton(kernel):
+    """Equal maps under different names are offered on both sides of a use, so no no-op
+    convert is left where one name serves both."""
+    def count(module):
+        return sum(t["convert_layout"]["count"] for t in analyze(module).totals.values())
+    assert count(exact(kernel)) <= count(parse_module((GOLDENS / kernel / "full.cuda-80.ttgir").read_text()))
+
+
+def test_matmul_with_mma_runs_equal_to_numpy():
+    rng = np.random.default_rng(5)
+    m, n, k = 80, 112, 48  # tails in M, N and K
+    a, b = rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), 5, np.float16)
+    module = exact("matmul_64x64x32")
+    assert "#ttg.nvidia_mma" in str(module)
+    layoutkit.simulate(module, "matmul", grid=4, args=[a, b, c, m, n, k, k, n, n])
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+    np.testing.assert_allclose(c.astype(np.float32), expected.astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+def test_attention_runs_equal_to_numpy():
+    rng = np.random.default_rng(6)
+    seq, head, scale = 100, 64, 0.125
+    q, k, v = (rng.standard_normal((seq, head)).astype(np.float16) for _ in range(3))
+    out = np.zeros((seq, head), np.float16)
+    layoutkit.simulate(exact("attention_fwd"), "attention_fwd", grid=2, args=[q, k, v, out, seq, head, scale])
+    s = q.astype(np.float64) @ k.astype(np.float64).T * scale
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    expected = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float32), expected, rtol=1e-2, atol=3e-3)
+
+
+def test_trans_and_permute_follow_their_operands_and_run_equal_to_numpy():
+    rng = np.random.default_rng(7)
+    tile = rng.standard_normal((64, 32)).astype(np.float16)
+    cube = rng.standard_normal((4, 8, 16)).astype(np.float32)
+    tile_out, cube_out = np.zeros((32, 64), np.float16), np.zeros((16, 4, 8), np.float32)
+    module = exact("transpose_permute")
+    assert measure(module) <= triton("transpose_permute")
+    layoutkit.simulate(module, "transpose_permute", grid=1, args=[tile, tile_out, cube, cube_out])
+    np.testing.assert_array_equal(tile_out, tile.T)
+    np.testing.assert_array_equal(cube_out, cube.transpose(2, 0, 1))
+
+
+def test_permute_blocked_is_tritons_trans_rule_and_inverts():
+    from layoutkit.layouts.parse import parse_layout
+    from layoutkit.triton.exact_layouts import permute_blocked
+
+    row = parse_layout("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>")
+    col = permute_blocked(row, (1, 0))
+    assert str(col) == ("#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+                        "order = [0, 1]}>")
+    # as functions: element (i, j) of the operand is element (j, i) of the result, same owner
+    shape = (64, 32)
+    np.testing.assert_array_equal(row.table(shape), col.table(shape[::-1])[..., ::-1])
+    assert permute_blocked(col, (1, 0)) == row
+
+
+@pytest.mark.parametrize("kernel", ["vector_add", "cumsum_rows", "transpose_tile"])
+def test_index_math_copies_merge_back(kernel):
+    """Index math is copied per use to choose layouts, then equal copies merge: no more
+    arith/tt ops than Triton's own result where both pick one layout per value."""
+    def ops(module):
+        return sorted(op.name for op in module.walk() if op.dialect_name() in ("arith", "tt")
+                      and op.name not in ("tt.func", "tt.return"))
+    golden = parse_module((GOLDENS / kernel / "full.cuda-80.ttgir").read_text())
+    assert len(ops(exact(kernel))) <= len(ops(golden))
+
+
+def test_without_highspy_a_cyclic_problem_falls_back_to_descent(monkeypatch):
+    import layoutkit.convert.assignment as assignment
+
+    monkeypatch.setattr(assignment, "_has_highspy", lambda: False)
+    for seed in range(10):
+        problem = _random_problem(np.random.default_rng(200 + seed))
+        found = assignment.solve(problem)
+        best = solve_brute_force(problem).cost
+        assert found.method in ("tree", "descent")
+        assert found.cost == pytest.approx(problem.cost(found.choice)) and found.cost >= best - 1e-9
+        if found.method == "tree":
+            assert found.cost == pytest.approx(best)
+
+
+def test_ilp_without_highspy_names_the_extra(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_highspy(name, *args, **kwargs):
+        if name == "highspy":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_highspy)
+    with pytest.raises(LayoutError, match=r"pip install 'layoutkit\[solver\]'"):
+        solve_ilp(_random_problem(np.random.default_rng(1)))

@@ -356,3 +356,51 @@ class _Renamed:
 def fma(self: FunctionEmitter, op: Any) -> None:
     """``vector.fma`` is ``math.fma`` element by element."""
     elementwise(self, _Renamed(op, "math.fma"))
+
+
+def _transfer_access(self: FunctionEmitter, op: Any, vtype: VectorT):
+    """``(element(names), inside(names))`` of a transfer with a minor identity map and no mask:
+    vector dim k walks memref dim ``rank - vrank + k`` from the op's index; ``inside`` is the
+    C condition that the element is inside the memref along the dims not marked in bounds
+    (``"1"`` when all are). Example: ``memref<?x?xf32>``, indices (r, c), ``vector<1x4xf32>``,
+    in_bounds [false, false]: element (i0, i1) is ``m[r + i0][c + i1]``, inside when
+    ``r + i0 < rows && c + i1 < cols``."""
+    from xdsl.ir.affine import AffineDimExpr
+
+    view = self.view(op.source, op)
+    indices = [self.expr(v) for v in op.indices]
+    rank, vrank = len(indices), len(vtype.shape)
+    results = op.permutation_map.data.results
+    minor = [r.position if isinstance(r, AffineDimExpr) else None for r in results] == list(range(rank - vrank, rank))
+    if not minor or op.mask is not None:
+        raise self.error(op, "only transfers with a minor identity permutation map and no mask are emitted")
+    in_bounds = [bool(v.value.data) for v in op.in_bounds.data]
+
+    def coords(names: list[str]) -> list[str]:
+        return indices[:rank - vrank] + [f"{paren(i)} + {n}" for i, n in zip(indices[rank - vrank:], names)]
+
+    def inside(names: list[str]) -> str:
+        checks = [f"{c} < {paren(str(view.info.shape[rank - vrank + k]))}"
+                  for k, c in enumerate(coords(names)[rank - vrank:]) if not in_bounds[k]]
+        return " && ".join(checks) or "1"
+
+    return (lambda names: view.element(coords(names))), inside
+
+
+@emits(vector.TransferReadOp)
+def transfer_read(self: FunctionEmitter, op: Any) -> None:
+    vtype = value_type(op.result.type)
+    element, inside = _transfer_access(self, op, vtype)
+    pad = self.expr(op.padding)
+    name = _start(self, op.result)
+    _element_loop(self, vtype.shape, lambda names: f"{_element(name, names, vtype.shape)} = "
+                  f"({inside(names)}) ? {element(names)} : {pad};")
+
+
+@emits(vector.TransferWriteOp)
+def transfer_write(self: FunctionEmitter, op: Any) -> None:
+    vtype = value_type(op.vector.type)
+    element, inside = _transfer_access(self, op, vtype)
+    value = self.expr(op.vector)
+    _element_loop(self, vtype.shape, lambda names: f"if ({inside(names)}) {element(names)} = "
+                  f"{_element(value, names, vtype.shape)};")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from layoutkit.backends.simt import atomics
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles
 from layoutkit.backends.simt.ttgir import pointee_dtype
@@ -27,8 +28,9 @@ from layoutkit.ir.dialects.tt import with_element
 NUM_RECORDS = 2**31 - 2  # bytes of the buffer resource Triton builds (INT_MAX - 1)
 
 
-def _access(m, op, mask, value_type):
-    """(data, element indices, in-range-and-active, op mask) of a buffer op's elements."""
+def _addresses(m, op, mask, value_type):
+    """(pointers, their type, in range, selected) of a buffer op's elements: selected =
+    active thread and the op's mask; in range = the bytes fit the buffer resource."""
     threads = mask.shape[0]
     offsets = full(m.value(op.offsets), threads).astype(np.int64)
     pointer_type = with_element(value_type, op.ptr.type)
@@ -36,9 +38,14 @@ def _access(m, op, mask, value_type):
     byte = (offsets * itemsize) & 0xFFFFFFFF  # i32 multiply, read unsigned
     in_range = byte + itemsize <= NUM_RECORDS
     selected = mask[:, None] & (full(m.value(op.mask), threads) if op.mask is not None else True)
-    active = np.broadcast_to(selected & in_range, byte.shape)
     base = full(m.value(op.ptr), threads).reshape(-1, 1)
-    pointers = np.broadcast_to(base + np.where(in_range, byte, 0), byte.shape)
+    return base + np.where(in_range, byte, 0), pointer_type, in_range, selected
+
+
+def _access(m, op, mask, value_type):
+    """(data, element indices, accessed, selected) of a buffer load or store."""
+    pointers, pointer_type, in_range, selected = _addresses(m, op, mask, value_type)
+    active = np.broadcast_to(selected & in_range, pointers.shape)
     buffer, index = m.element_index(op, pointers, active, pointer_type)
     return m.pointee_data(buffer, pointer_type), index, active, selected
 
@@ -60,6 +67,19 @@ def buffer_store(m, op, mask) -> None:
     data, index, active, _ = _access(m, op, mask, op.value.type)
     values = np.broadcast_to(full(m.value(op.value), mask.shape[0]), active.shape)
     data[index[active]] = values[active]
+
+
+@handles(amdg.BufferAtomicRMWOp)
+def buffer_atomic_rmw(m, op, mask) -> None:
+    """``tt.atomic_rmw`` through a buffer resource: the performing elements (one holder per
+    element, mask, in range) update memory in (block, thread, register) order and return
+    the old value; out-of-range and masked elements do nothing and return 0."""
+    kind = atomics.triton_rmw_kind(op.atomic_rmw_op)
+    pointers, pointer_type, in_range, selected = _addresses(m, op, mask, op.result.type)
+    active = selected & in_range & m.performers(op, mask, op.result.type)
+    m.env[op.result] = m.atomic(op, pointers, active, pointer_type, op.result.type,
+                                lambda data, at, picked: atomics.atomic_update(kind, data, at,
+                                                                                picked(m.value(op.value))))
 
 
 @handles(amdg.InThreadTransposeOp)

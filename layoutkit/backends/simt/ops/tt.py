@@ -7,10 +7,10 @@ import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 
+from layoutkit.backends.simt import atomics
 from layoutkit.backends.simt.dtypes import element_dtype, fp8_dtype
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles, terminates
-from layoutkit.ir.dialects import triton_format as fmt
 from layoutkit.ir.dialects import tt
 
 terminates(tt.ReturnOp, tt.ReduceReturnOp, tt.ScanReturnOp)
@@ -429,18 +429,38 @@ def _warp_local_gather(src, idx, axis: int, warp_size: int) -> bool:
                 and (src.coords[:warp_size, 0][:, other] == idx.coords[:warp_size, 0][:, other]).all())
 
 
+def gather_instructions(m, op) -> dict[str, int]:
+    """Instructions per thread of one ``tt.gather`` as Triton lowers it: warp-local (the
+    column along ``axis`` held by one warp: its ``isWarpLocal``) by one ``shfl`` (index
+    shuffle) and one ``select`` per index register and source register of its column in the
+    thread, else through shared memory (``st.shared`` of every source register, a
+    ``bar.sync``, an ``ld.shared`` per index register). Example: gather_rows on sm_80,
+    32x32 in threadsPerWarp [1, 32]: 8 index registers, 1 per column -> 8 shfl + 8 select."""
+    cached = m.cache.get((op, "instructions"))
+    if cached is not None:
+        return cached
+    axis = _int(op.axis)
+    src = m.distribution(op, op.src.type)
+    idx = m.distribution(op, op.indices.type)
+    if not _warp_local_gather(src, idx, axis, m.geometry.warp_size):
+        counts = {"st.shared": src.registers, "bar.sync": 1, "ld.shared": idx.registers}
+        m.cache[(op, "instructions")] = counts
+        return counts
+    coords = src.coords[0]  # thread 0's registers: every thread's columns look alike
+    _, column = np.unique(np.delete(coords, axis, axis=-1), axis=0, return_inverse=True)
+    column = column.reshape(-1)
+    per_column = max(len(np.unique(coords[column == k, axis])) for k in np.unique(column))
+    counts = m.cache[(op, "instructions")] = {"shfl": idx.registers * per_column,
+                                              "select": idx.registers * per_column}
+    return counts
+
+
 @handles(tt.GatherOp)
 def gather(m, op, mask) -> None:
-    """out[c] = src[c with c[axis] = indices[c]] (indices out of range are reported).
-    The GPU moves the data as Triton's lowering decides from the layouts, whatever
-    ``efficient_layout`` says: warp-local (the column along ``axis`` held by one warp) by
-    index shuffles — per index register one ``shfl.idx`` and one select for each source
-    register of its column in the thread — else through shared memory (every thread stores
-    its source registers, a barrier, one load per index register). Counted per thread as
-    ``gather shuffle``/``gather select`` or ``gather shared store``/``load``/``barrier``."""
+    """out[c] = src[c with c[axis] = indices[c]] (indices out of range are reported). The
+    data moves as Triton's lowering decides from the layouts, whatever ``efficient_layout``
+    says (:func:`gather_instructions`, counted per op in ``stats.counts``)."""
     axis = _int(op.axis)
-    src_dist = m.distribution(op, op.src.type)
-    idx_dist = m.distribution(op, op.indices.type)
     src = m.dense(op, m.value(op.src), op.src.type)
     index = m.dense(op, m.value(op.indices), op.indices.type).astype(np.int64)
     extent = src.shape[axis + 1]
@@ -452,17 +472,24 @@ def gather(m, op, mask) -> None:
     out = np.take_along_axis(src, index, axis=axis + 1)
     m.env[op.result] = m.distribute(op, out, op.result.type)
     threads = int(mask.sum())
-    if _warp_local_gather(src_dist, idx_dist, axis, m.geometry.warp_size):
-        coords = src_dist.coords[0]  # thread 0's registers: the column size is the same in all
-        other = np.delete(coords, axis, axis=-1)
-        _, column = np.unique(other, axis=0, return_inverse=True)
-        per_column = max(len(np.unique(coords[column.reshape(-1) == k, axis])) for k in np.unique(column))
-        m.stats.count(op, "gather shuffle", threads * idx_dist.registers * per_column)
-        m.stats.count(op, "gather select", threads * idx_dist.registers * per_column)
-    else:
-        m.stats.count(op, "gather shared store", threads * src_dist.registers)
-        m.stats.count(op, "gather barrier", threads)
-        m.stats.count(op, "gather shared load", threads * idx_dist.registers)
+    for kind, count in gather_instructions(m, op).items():
+        m.stats.count(op, kind, threads * count)
+
+
+def histogram_instructions(m, op) -> dict[str, int]:
+    """Instructions per thread of one ``tt.histogram`` as Triton lowers it (bins B padded to
+    P = max(B, warp)): per source register a ``vote.ballot`` per bit of the bin number (and
+    one for the mask) and a ``popc`` per bin the lane owns (P / warp); then zeroing P shared
+    counters, a ``bar.sync``, an ``atom.shared`` add per owned bin, a ``bar.sync``, and an
+    ``ld.shared`` per result register."""
+    bins = tuple(op.result.type.get_shape())[0]
+    warp = m.geometry.warp_size
+    padded = max(bins, warp)
+    registers = m.distribution(op, op.src.type).registers
+    owned = padded // warp
+    return {"vote.ballot": registers * (padded.bit_length() - 1 + (op.mask is not None)),
+            "popc": registers * owned, "st.shared": -(-padded // m.geometry.slots_per_block),
+            "bar.sync": 2, "atom.shared": owned, "ld.shared": m.distribution(op, op.result.type).registers}
 
 
 @handles(tt.HistogramOp)
@@ -484,156 +511,47 @@ def histogram(m, op, mask) -> None:
     flat = block[keep] * bins + (values[keep] & (padded - 1))
     counts = np.bincount(flat, minlength=m.chunk.blocks * bins).reshape(m.chunk.blocks, bins)
     m.env[op.result] = m.distribute(op, counts.astype(element_dtype(op.result.type)), op.result.type)
+    threads = int(mask.sum())
+    for kind, count in histogram_instructions(m, op).items():
+        m.stats.count(op, kind, threads * count)
 
 
 # ----------------------------------------------------------------------- atomics
 
 
-_RMW = {value: name for name, value in fmt.ATOMIC_RMW.items()}
 
-
-def _unsigned(f):
-    def apply(old, value):
-        kind = np.dtype(f"u{old.dtype.itemsize}")
-        return f(old.view(kind), value.view(kind)).view(old.dtype)
-    return apply
-
-
-_COMBINE = {"add": np.add, "fadd": np.add, "max": np.maximum, "min": np.minimum,
-            "umax": _unsigned(np.maximum), "umin": _unsigned(np.minimum),
-            "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-            "exch": lambda old, value: value}
-_AT = {"add": np.add, "fadd": np.add, "max": np.maximum, "min": np.minimum,
-       "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
-
-
-def _rounds(index: np.ndarray):
-    """Positions of ``index`` split into rounds: round k holds the k-th access (in order)
-    of every address, so one round has no address twice. Example: [5, 7, 5] -> [0, 1], [2]."""
-    order = np.argsort(index, kind="stable")
-    ranked = index[order]
-    first = np.r_[True, ranked[1:] != ranked[:-1]]
-    start = np.maximum.accumulate(np.where(first, np.arange(ranked.size), 0))
-    rank = np.empty(index.size, np.int64)
-    rank[order] = np.arange(ranked.size) - start
-    by_rank = np.argsort(rank, kind="stable")
-    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
-    return [by_rank[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
-
-
-def _atomic_elements(m, op, mask, tensor_mask):
-    """Which elements perform the atomic: active threads, the op's mask, and one holder
-    per element (Triton predicates off threads holding a copy, and a scalar atomic runs
-    in one thread per program: here the first active one)."""
-    if isinstance(op.ptr.type, TensorType):
-        dist = m.distribution(op, op.ptr.type)
-        owner = m.cache.get((op, "owner"))
-        if owner is None:
-            owner = np.zeros(dist.linear.size, bool)
-            owner[np.unique(dist.linear.reshape(-1), return_index=True)[1]] = True
-            owner = m.cache[(op, "owner")] = owner.reshape(dist.linear.shape)
-        active = mask[:, None] & m.per_thread(owner)
-    else:
-        slots = m.geometry.slots_per_block
-        per_block = mask.reshape(-1, slots)
-        first = np.zeros_like(per_block)
-        first[np.arange(per_block.shape[0]), per_block.argmax(axis=1)] = True
-        active = (first & per_block).reshape(-1)
-    if tensor_mask is not None:
-        active = active & full(m.value(tensor_mask), mask.shape[0])
-    return active
-
-
-def _atomic_result(m, op, old: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """The old values as every thread holds them: copies of an element and every thread
-    of a program for a scalar atomic get the value its performing thread read."""
-    if not isinstance(op.ptr.type, TensorType):
-        per_block = np.where(active, old, 0).reshape(-1, m.geometry.slots_per_block).sum(axis=1)
-        return np.repeat(per_block.astype(old.dtype), m.geometry.slots_per_block)
-    dist = m.distribution(op, op.ptr.type)
-    owner = m.cache[(op, "owner")]
-    dense = np.zeros((m.chunk.blocks, dist.size), old.dtype)
-    dense[:, dist.linear[owner]] = m.blocks_view(old, dist.registers)[:, owner]
-    return dense[:, dist.linear].reshape(-1, dist.registers)
-
-
-def _atomic_access(m, op, mask, operands):
-    """(memory as the pointee type, addresses, operand values, performing elements) of an
-    atomic: addresses and values of the performing elements in (block, thread, register)
-    order."""
-    threads = mask.shape[0]
-    pointers = full(m.value(op.ptr), threads)
-    active = _atomic_elements(m, op, mask, getattr(op, "mask", None))
-    shape = np.broadcast_shapes(pointers.shape, active.shape)
-    pointers, active = np.broadcast_to(pointers, shape), np.broadcast_to(active, shape)
-    buffer, index = m.element_index(op, pointers, active, op.ptr.type)
-    data = m.pointee_data(buffer, op.ptr.type)
-    values = [np.broadcast_to(full(m.value(v), threads), pointers.shape)[active].astype(data.dtype)
-              for v in operands]
-    return data, index[active], values, active
-
-
-def _in_order(data: np.ndarray, where: np.ndarray, update) -> np.ndarray:
-    """Apply accesses one after another in order, sequentially consistent: access i reads
-    the memory all earlier ones left and writes ``update(old, positions)``; returns each
-    access's old value. Accesses to distinct addresses run together (:func:`_rounds`)."""
-    old = np.zeros(where.size, data.dtype)
-    for positions in _rounds(where):
-        addresses = where[positions]
-        old[positions] = data[addresses]
-        data[addresses] = update(old[positions], positions)
-    return old
-
-
-def _atomic_result(m, op, old: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """The old values as every thread holds them: copies of an element, and every thread
-    of a program for a scalar atomic, get the value its performing thread read."""
-    values = np.zeros(active.shape, old.dtype)
-    values[active] = old
-    if not isinstance(op.ptr.type, TensorType):
-        per_block = values.reshape(-1, m.geometry.slots_per_block)
-        first = active.reshape(per_block.shape).argmax(axis=1)
-        return np.repeat(per_block[np.arange(per_block.shape[0]), first], m.geometry.slots_per_block)
-    dist = m.distribution(op, op.ptr.type)
-    owner = m.cache[(op, "owner")]
-    dense = np.zeros((m.chunk.blocks, dist.size), old.dtype)
-    dense[:, dist.linear[owner]] = m.blocks_view(values, dist.registers)[:, owner]
-    return dense[:, dist.linear].reshape(-1, dist.registers)
+def _targets(m, op, mask):
+    """(pointers, performing elements) of a ``tt`` atomic (:meth:`TritonMachine.performers`)."""
+    active = m.performers(op, mask, op.ptr.type)
+    if getattr(op, "mask", None) is not None:
+        active = active & full(m.value(op.mask), mask.shape[0])
+    return full(m.value(op.ptr), mask.shape[0]), active
 
 
 @handles(tt.AtomicRMWOp)
 def atomic_rmw(m, op, mask) -> None:
-    """``old = *p; *p = old <kind> v`` for each performing element, returning ``old``.
-    Kinds: add, fadd, max, min (signed, or float), umax, umin, and, or, xor, exch.
-    Duplicate addresses within the op apply one after another in (block, thread,
-    register) order, each returning what the earlier ones left (sequentially consistent);
-    memory semantics and scope change nothing on the lockstep machine. An unused result
-    with an order-free kind goes through numpy's unbuffered ``ufunc.at``, in the same order.
+    """``old = *p; *p = old <kind> v`` for each performing element, returning ``old``:
+    add, fadd, max, min (signed, or float), umax, umin, and, or, xor, exch. Sequentially
+    consistent: duplicate addresses within the op apply one after another in (block,
+    thread, register) order (:func:`~layoutkit.backends.simt.atomics.atomic_update`); one
+    thread performs each element and a scalar atomic runs once per program. Memory
+    semantics and scope change nothing on the lockstep machine.
     Example: fadd of [1, 2, 4] at one address holding 10 -> returns [10, 11, 13], leaves 17."""
-    kind = _RMW[_int(op.atomic_rmw_op)]
-    data, where, (values,), active = _atomic_access(m, op, mask, [op.val])
-    if not op.result.uses and kind in _AT:
-        _AT[kind].at(data, where, values)
-        return
-    combine = _COMBINE[kind]
-    old = _in_order(data, where, lambda old, positions: combine(old, values[positions]))
-    m.env[op.result] = _atomic_result(m, op, old, active)
+    kind = atomics.triton_rmw_kind(op.atomic_rmw_op)
+    pointers, active = _targets(m, op, mask)
+    m.env[op.result] = m.atomic(op, pointers, active, op.ptr.type, op.ptr.type,
+                              lambda data, at, picked: atomics.atomic_update(kind, data, at,
+                                                                              picked(m.value(op.val))))
 
 
 @handles(tt.AtomicCASOp)
 def atomic_cas(m, op, mask) -> None:
-    """``old = *p; if old == cmp: *p = val`` for each performing element (bits compared),
-    returning ``old``; duplicate addresses apply in order as for ``tt.atomic_rmw``.
-    Example: a lock at 0, three threads CAS(0 -> 1): the first gets 0, the others 1."""
-    data, where, (compare, values), active = _atomic_access(m, op, mask, [op.cmp, op.val])
-    bits = np.dtype(f"u{data.dtype.itemsize}")
-
-    def swap(old, positions):
-        hit = old.view(bits) == compare[positions].view(bits)
-        return np.where(hit, values[positions], old)
-
-    old = _in_order(data, where, swap)
-    m.env[op.result] = _atomic_result(m, op, old, active)
+    """``old = *p; if old == cmp: *p = val`` (bits compared), returning ``old``, in order.
+    Example: a flag at 0, every element CASes 0 -> its index + 1: element 0 gets 0, the rest 1."""
+    pointers, active = _targets(m, op, mask)
+    m.env[op.result] = m.atomic(op, pointers, active, op.ptr.type, op.ptr.type,
+                              lambda data, at, picked: atomics.atomic_cas(
+                                  data, at, picked(m.value(op.cmp)), picked(m.value(op.val))))
 
 
 # ----------------------------------------------------------------------- printing
@@ -690,3 +608,48 @@ def print_(m, op, mask) -> None:
             lines.extend(f"{pid(t)} idx (){prefix}{operand}{form % shown[t]}" for t in threads)
     if lines:
         print("\n".join(lines))
+
+
+# ----------------------------------------------------------------------- libdevice / ocml
+
+_EXTERN = {
+    "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(x.dtype.type(10), x), "expm1": np.expm1,
+    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt,
+    "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
+    "round": lambda x: np.copysign(np.floor(np.abs(x) + x.dtype.type(0.5)), x), "fabs": np.abs,
+    "pow": np.power, "fmod": np.fmod, "atan2": np.arctan2, "hypot": np.hypot, "fmax": np.fmax,
+    "fmin": np.fmin, "copysign": np.copysign, "isnan": np.isnan, "isinf": np.isinf,
+    "signbit": np.signbit, "fma": lambda x, y, z: x * y + z,
+}
+
+
+def extern_function(symbol: str):
+    """The numpy function of a libdevice (``__nv_expf``, ``__nv_pow``) or ocml
+    (``__ocml_exp_f32``) symbol, or None. Example: ``__nv_fmodf`` -> np.fmod."""
+    for prefix in ("__nv_", "__ocml_"):
+        if symbol.startswith(prefix):
+            name = symbol[len(prefix):]
+            for suffix in ("_f16", "_f32", "_f64"):
+                name = name.removesuffix(suffix)
+            if name in _EXTERN:
+                return _EXTERN[name]
+            if prefix == "__nv_" and name.endswith("f"):
+                return _EXTERN.get(name[:-1])
+    return None
+
+
+@handles(tt.ExternElementwiseOp)
+def extern_elementwise(m, op, mask) -> None:
+    """A libdevice/ocml math function called per element, computed by numpy's function in
+    the operands' type (within an ulp or so of the vendor library's result, not bit-equal);
+    an unknown symbol is an error naming it."""
+    symbol = op.symbol.data if op.symbol is not None else ""
+    function = extern_function(symbol)
+    if function is None:
+        m.fail(op, f"extern function '{symbol}' is not known to the simulator "
+                   f"(known: {', '.join(sorted(_EXTERN))}, as __nv_* or __ocml_*)")
+    result = function(*(m.value(v) for v in op.srcs))
+    m.env[op.result] = np.asarray(result).astype(element_dtype(op.result.type))
