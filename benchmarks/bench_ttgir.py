@@ -161,8 +161,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-large", action="store_true", help="leave out the 1024^3 matmul and 4096-row cases")
-    parser.add_argument("--matmul-target", default="cuda:90",
-                        help="target of the matmul (cuda:90: wgmma; cuda:80: mma.sync, needs tt.dot)")
+    parser.add_argument("--matmul-target", default="cuda:80",
+                        help="target of the matmul (cuda:80: mma.sync, ldmatrix; cuda:90: wgmma)")
     parser.add_argument("--only", default=None, help="run only cases whose label contains this")
     parser.add_argument("--interpreter", default=None, metavar="LABEL", help=argparse.SUPPRESS)
     args = parser.parse_args()

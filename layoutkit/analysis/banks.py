@@ -93,8 +93,8 @@ def global_sectors(addresses, access_bytes: int) -> tuple[np.ndarray, np.ndarray
     addresses = np.asarray(addresses, dtype=np.int64)
     flat = addresses.reshape(-1, addresses.shape[-1])
     units = np.sort(np.where(flat >= 0, flat // access_bytes, -1), axis=-1)
-    sector_of = np.where(units >= 0, units * access_bytes // SECTOR_BYTES, -1)
-    sectors = first_of_runs(np.sort(sector_of, axis=-1)).sum(axis=1)
+    sector_of = np.where(units >= 0, units * access_bytes // SECTOR_BYTES, -1)  # sorted as units are
+    sectors = first_of_runs(sector_of).sum(axis=1)
     minimum = -(-(first_of_runs(units).sum(axis=1) * access_bytes) // SECTOR_BYTES)
     shape = addresses.shape[:-1]
     return sectors.reshape(shape), minimum.reshape(shape)

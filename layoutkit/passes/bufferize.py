@@ -47,6 +47,13 @@ def _memref_type(type_):
     return type_
 
 
+def _clone_region(region: Region, mapping: dict) -> Region:
+    """A copy of ``region`` whose uses of outer values (a body's constant) follow ``mapping``."""
+    copy = Region()
+    region.clone_into(copy, value_mapper=dict(mapping))
+    return copy
+
+
 def _root(value):
     """The tensor a value's buffer starts as: follow linalg results back to their outs
     (and a tensor.insert_slice back to the tensor it inserts into)."""

@@ -309,7 +309,6 @@ def distribute_copy(op, counts: list[int]):
     from xdsl.dialects import vector
     from xdsl.dialects.builtin import VectorType
 
-    from layoutkit.ir.dialects.upstream.arith import CmpiOp
     from layoutkit.passes.workgroup_copy import CopyPlan, linear_thread_id, vector_width
 
     source, target = op.inputs[0], op.outputs[0]

@@ -27,6 +27,7 @@ from layoutkit.errors import LayoutError, quote
 
 #: the address a numpy array stands at for Triton's specialisation (GPU allocators align to 256)
 _FAKE_ADDRESS = 1 << 32
+_CACHE_SIZE = 64  # compiled kernels kept (TTGIR text by specialisation key)
 _cache: dict[tuple, str] = {}
 
 
@@ -121,6 +122,8 @@ def compile_ttgir(kernel: Any, args: tuple, kwargs: Mapping[str, Any], num_warps
             raise LayoutError(f"triton: compiling {kernel.fn.__name__} for {target} failed: "
                               f"{str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__}"
                               ) from None
+        if len(_cache) >= _CACHE_SIZE:  # forget the oldest compilation
+            _cache.pop(next(iter(_cache)))
         text = _cache[key] = compiled.asm["ttgir"]
     values = {name: (v.array if isinstance(v, _Pointer) else v) for name, v in bound.items()}
     return text, values

@@ -13,7 +13,6 @@ import pytest
 import layoutkit
 from layoutkit import LayoutError
 from layoutkit.ir import parse_module
-from layoutkit.pipelines import pipeline_text
 from layoutkit.pipelines.compile import split_ir_dumps
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "linalg"

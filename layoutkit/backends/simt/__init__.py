@@ -94,9 +94,9 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
                               f"got block {block!r}")
         stats = Stats(count_banks=bank_conflicts or report, check_races=race_check, max_steps=max_steps)
         seconds = run_triton(module, kernel, grid, args, stats, report, text)
-        measured = stats.recorder.report(kernel, seconds, stats.banks) if report else None
-        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
-                                measured)
+        measured = stats.recorder.report(kernel, seconds, stats.banks, stats.counts) if report else None
+        return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds,
+                                shared_wavefronts=_wavefronts(stats) if bank_conflicts else None, report=measured)
     if block is None:
         raise LayoutError(f"block: kernel @{kernel} needs a block size")
     func = find_kernel(module, kernel)
@@ -105,8 +105,8 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps,
                   count_sectors=global_sectors)
     seconds = run_kernel(func, geometry, values, stats)
-    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds, _wavefronts(stats),
-                            global_sectors=_sectors(stats))
+    return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds,
+                            shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats))
 
 
 def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:

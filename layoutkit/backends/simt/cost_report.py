@@ -27,8 +27,9 @@ masked it equals analyze's number for the op (tests check it on the goldens).
 
 Worked example: ``vector_add`` (1024 elements per program, 4 f32 per thread, vector 1 because
 ``n`` is not known divisible by 16), grid 3 with n = 3000: each ``tt.load`` runs 3 times;
-a request of 32 lanes reads one f32 every 16 bytes (16 sectors, minimum 4); the last
-program's 24 masked elements drop the lanes that would read them.
+a request of 32 lanes reads one f32 every 16 bytes (16 sectors, minimum 4), so 3 x 512
+sectors if nothing were masked; the last program's 72 masked elements (3072 - 3000) drop the
+lanes that would read them: 1500 sectors in all.
 """
 
 from __future__ import annotations
@@ -92,8 +93,9 @@ class Recorder:
         # analyze's rows, kept on the kernel op for later runs (as the machine keeps its plans)
         cached = func.__dict__.get(_STATIC_ATTRIBUTE)
         if cached is None:
-            cached = func.__dict__[_STATIC_ATTRIBUTE] = _analyzed(func, self.num_warps, self.target, text)
-        self.kernel, self.static = cached  # the kernel's axis info gives the pointers' model offsets
+            cached = func.__dict__[_STATIC_ATTRIBUTE] = (*_analyzed(func, self.num_warps, self.target, text), {})
+        # the kernel's axis info gives the pointers' model offsets; accesses: global_instructions per op
+        self.kernel, self.static, self.accesses = cached
         self.records: dict[Any, OpRecord] = {}
 
     def wrap(self, handler, op, block):
@@ -145,6 +147,8 @@ class Recorder:
             return (gather_instructions if name == "tt.gather" else histogram_instructions)(m, op)
         if name in _FREE or name.startswith("scf."):
             return {}
+        if name in ("tt.reduce", "tt.scan"):
+            return reduction_instructions(m, op)
         result = op.results[0].type if op.results else None
         if isinstance(result, TensorType) and getattr(result, "encoding", None) is not None:
             return {"alu": m.distribution(op, result).registers}
@@ -157,7 +161,9 @@ class Recorder:
 
         ptr = _pointer_operand(op)
         if record.access is None:
-            record.access = self.global_instructions(m, op, record.static)
+            record.access = self.accesses.get(op)
+            if record.access is None:
+                record.access = self.accesses[op] = self.global_instructions(m, op, record.static)
         vector, first, itemsize = record.access  # first: (slots, instructions), -1 where none
         blocks, slots, lanes = m.chunk.blocks, m.geometry.slots_per_block, m.geometry.warp_size
         column = np.maximum(first, 0)
@@ -201,7 +207,10 @@ class Recorder:
         return vector, first.reshape(m.geometry.slots_per_block, -1), _pointee_bytes(ptr)
 
     # ------------------------------------------------------------------ the report
-    def report(self, kernel: str, seconds: float, banks: dict | None) -> RunReport:
+    def report(self, kernel: str, seconds: float, banks: dict | None, counts: dict | None = None) -> RunReport:
+        """The rows of every op that ran; ``counts`` (``Stats.counts``): thread-instructions
+        by kind a handler counted itself (``tt.gather``'s shuffles), which replace the
+        one-per-register model for that op."""
         from layoutkit.ir import op_line
         from layoutkit.ir.locations import op_source
 
@@ -211,8 +220,9 @@ class Recorder:
             if record is None or record.executions == 0:
                 continue
             source = op_source(op) or (None, None, None)
+            kinds = dict(counts[op]) if counts and op in counts else dict(record.thread_instructions)
             row = {"op": op.name, "file": source[0], "line": source[1], "ir_line": op_line(op),
-                   "executions": record.executions, "thread_instructions": dict(record.thread_instructions)}
+                   "executions": record.executions, "thread_instructions": kinds}
             static = record.static.cost if record.static is not None and record.static.error is None else None
             if record.requests or (op.name in (*_GLOBAL_KIND, "ttg.async_copy_global_to_local")
                                    and record.access is not None):
@@ -242,6 +252,35 @@ class Recorder:
                                   "lower_bound": static["shared_lower_bound"], "barriers": static["barriers"]}
             rows.append(row)
         return RunReport(kernel, tuple(rows), seconds)
+
+
+def reduction_instructions(m, op) -> dict[str, int]:
+    """Per thread instructions of a ``tt.reduce``/``tt.scan`` as Triton lowers it: combines
+    inside the thread (one per operand register), then one butterfly ``shfl`` round per lane
+    bit that moves along the axis, then, when warps split the axis, one exchange through
+    shared memory (``st.shared``, ``bar.sync``, ``ld.shared``), each per result register.
+    Example: 4x256 f32 in #blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32],
+    warpsPerCTA = [4, 1]}> reduced along axis 1: 8 combines, 5 shuffle rounds, no shared."""
+    source = op.operands[0].type
+    dist = m.distribution(op, source)
+    axis = int(getattr(op.axis, "value", op.axis).data)
+    coords = dist.coords  # (slots, registers, rank)
+    lanes, slots = m.geometry.warp_size, coords.shape[0]
+    moves = [bit for bit in _bits(slots) if (coords[bit, 0, axis] != coords[0, 0, axis])]
+    lane_rounds = sum(1 for bit in moves if bit < lanes)
+    across_warps = any(bit >= lanes for bit in moves)
+    result = op.results[0].type
+    held = m.distribution(op, result).registers if isinstance(result, TensorType) else 1
+    counts = {"alu": dist.registers}
+    if lane_rounds:
+        counts["shfl"] = lane_rounds * held
+    if across_warps:
+        counts.update({"st.shared": held, "bar.sync": 1, "ld.shared": held})
+    return counts
+
+
+def _bits(n: int) -> list[int]:
+    return [1 << k for k in range(max(0, n.bit_length() - 1))]
 
 
 def dot_instructions(cost: dict, num_warps: int, warp_size: int) -> dict[str, int]:
@@ -330,13 +369,18 @@ class RunReport:
                                "transactions": self.transactions(r)} for r in self.hot_spots(top)]}
 
     def text(self, top: int = 5) -> str:
-        out = [f"cost report of @{self.kernel} (measured; per op: executions = block-runs, thread-instructions by kind)"]
+        out = [f"cost report of @{self.kernel} (measured over the run; xN: block-executions; "
+               f"thread-instructions by kind)"]
+        quiet = [r for r in self.rows if not self._cost_text(r) and set(r["thread_instructions"]) <= {"alu"}]
         for r in self.rows:
+            if any(r is q for q in quiet):
+                continue
             cost = self._cost_text(r)
             kinds = ", ".join(f"{v} {k}" for k, v in r["thread_instructions"].items())
-            if not cost and not kinds:
-                continue
             out.append(f"  {_where(r):<24} {r['op']:<32} x{r['executions']:<6} {kinds}{'; ' + cost if cost else ''}")
+        if quiet:
+            alu = sum(r["thread_instructions"].get("alu", 0) for r in quiet)
+            out.append(f"  ({len(quiet)} more ops of plain arithmetic: {alu} alu thread-instructions; --json lists them)")
         t = self.totals
         out.append("  totals: " + ", ".join(f"{v} {k}" for k, v in t["thread_instructions"].items()))
         g, s, c = t["global"], t["shared"], t["convert_layout"]

@@ -20,10 +20,20 @@ def element_dtype(type_: Attribute) -> np.dtype:
     from the backends' one type mapping (:mod:`layoutkit.backends.types`)."""
     if isinstance(type_, (VectorType, MemRefType, TensorType)):
         type_ = type_.element_type
+    found = _ELEMENT_DTYPES.get(type_)
+    if found is not None:
+        return found
     if type_.name == "tt.ptr":  # a Triton pointer: buffer and byte offset in an int64
-        return np.dtype(np.int64)
-    fp8 = fp8_dtype(str(type_))
-    return fp8 if fp8 is not None else scalar_type(type_).numpy
+        found = np.dtype(np.int64)
+    else:
+        fp8 = fp8_dtype(str(type_))
+        found = fp8 if fp8 is not None else scalar_type(type_).numpy
+    if len(_ELEMENT_DTYPES) < 1024:  # element types are few; handlers ask for them on every run
+        _ELEMENT_DTYPES[type_] = found
+    return found
+
+
+_ELEMENT_DTYPES: dict[Attribute, np.dtype] = {}
 
 
 def fp8_dtype(text: str) -> np.dtype | None:

@@ -65,11 +65,11 @@ class Allocation:
 
     name: str
     data: np.ndarray  # (blocks, span)
-    pending: np.ndarray = field(init=False)  # (blocks, span) bool: an async copy is in flight
+    pending: np.ndarray = field(init=False)  # (blocks, span): async copies in flight writing there
     freed: bool = False
 
     def __post_init__(self) -> None:
-        self.pending = np.zeros(self.data.shape, bool)
+        self.pending = np.zeros(self.data.shape, np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +112,7 @@ class AsyncCopies:
     groups: int = 0  # committed so far
 
     def issue(self, copy: Copy) -> None:
-        copy.allocation.pending.reshape(-1)[copy.locations] = True
+        copy.allocation.pending.reshape(-1)[copy.locations] += 1  # a location written twice counts once
         self.copies.append(copy)
 
     def commit(self) -> None:
@@ -132,9 +132,7 @@ class AsyncCopies:
         for copy in done:
             flat = copy.allocation.data.reshape(-1)
             flat[copy.locations] = copy.values
-            copy.allocation.pending.reshape(-1)[copy.locations] = False
-        for copy in self.copies:  # still in flight where they overlap a completed one
-            copy.allocation.pending.reshape(-1)[copy.locations] = True
+            copy.allocation.pending.reshape(-1)[copy.locations] -= 1  # others in flight there stay
 
     def writer_of(self, allocation: Allocation, location: int) -> Copy | None:
         """The newest copy in flight that writes ``location`` of ``allocation``."""

@@ -45,11 +45,13 @@ MAX_THREADS_PER_CHUNK = 1 << 16  # thread slots of one chunk (tensors are (threa
 class Distribution:
     """Where a tensor's elements live: for each thread slot of a block and register, the
     element's coordinates ``coords`` (slots, registers, rank) and its row-major index
-    ``linear`` (slots, registers)."""
+    ``linear`` (slots, registers); ``holder[e]``: the first (slot x registers + register)
+    holding element e, so that gathers replace scatters both ways."""
 
     shape: tuple[int, ...]
     coords: np.ndarray
     linear: np.ndarray
+    holder: np.ndarray
 
     @property
     def registers(self) -> int:
@@ -72,9 +74,15 @@ def _distribution(layout, shape: tuple[int, ...], slots: int) -> Distribution:
     coords = table[..., 0, :].transpose(2, 1, 0, 3).reshape(slots, registers, len(shape))
     linear = np.ravel_multi_index(tuple(np.moveaxis(coords, -1, 0)), shape) if shape else np.zeros(
         (slots, registers), np.int64)
-    coords.setflags(write=False)
-    linear.setflags(write=False)
-    return Distribution(shape, coords, linear)
+    holder = np.full(int(np.prod(shape, dtype=np.int64)), -1, np.int64)
+    flat = linear.reshape(-1)
+    holder[flat[::-1]] = np.arange(flat.size - 1, -1, -1)  # the lowest position wins
+    if (holder < 0).any():
+        raise LayoutError(f"encoding: {layout} does not hold every element of {shape}")
+    linear = np.ascontiguousarray(linear)
+    for array in (coords, linear, holder):
+        array.setflags(write=False)
+    return Distribution(shape, coords, linear, holder)
 
 
 def tensor_type(type_: Attribute) -> TensorType | None:
@@ -124,15 +132,14 @@ class TritonMachine(Machine):
         if value.shape == (1, 1):
             return np.broadcast_to(value.reshape((1,) * (1 + len(dist.shape))),
                                    (self.chunk.blocks, *dist.shape))
-        out = np.empty((self.chunk.blocks, dist.size), value.dtype)
-        out[:, dist.linear] = self.blocks_view(value, dist.registers)
-        return out.reshape((self.chunk.blocks, *dist.shape))
+        per_block = self.blocks_view(value, dist.registers).reshape(self.chunk.blocks, -1)
+        return np.take(per_block, dist.holder, axis=1).reshape((self.chunk.blocks, *dist.shape))
 
     def distribute(self, op, dense: np.ndarray, type_: Attribute) -> np.ndarray:
         """Each block's tensor ``dense`` (blocks, *shape) spread over threads by ``type_``."""
         dist = self.distribution(op, type_)
         flat = dense.reshape(dense.shape[0], -1)
-        return flat[:, dist.linear].reshape(-1, dist.registers)
+        return np.take(flat, dist.linear.reshape(-1), axis=1).reshape(-1, dist.registers)
 
     def in_thread(self, op, value: np.ndarray, src_type: Attribute, dst_type: Attribute,
                   source_of, key=None) -> np.ndarray:

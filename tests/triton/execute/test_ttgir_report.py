@@ -181,3 +181,29 @@ def test_hopper_attention_shared_rows_agree_with_analyze():
         cost = static[(row["op"], row["ir_line"])].cost
         assert row["shared"]["per_execution"] == cost["wavefronts"], row
         assert row["shared"]["lower_bound"] == cost["lower_bound"] * row["executions"], row
+
+
+def test_reduction_instructions_follow_the_layout():
+    """softmax_rows reduces 4x256 in #blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32],
+    warpsPerCTA = [4, 1]}> along axis 1: 8 combines in the thread, log2(32) = 5 shuffle
+    rounds, no warp exchange (each warp holds whole rows)."""
+    x = np.zeros((8, 256), np.float16)
+    result = layoutkit.simulate(text("softmax_rows"), "softmax_rows", grid=2, args=[x, x.copy(), 8, 256, 256],
+                                report=True)
+    reduces = [r for r in result.report.rows if r["op"] == "tt.reduce"]
+    threads = 2 * 128
+    assert [r["thread_instructions"] for r in reduces] == [{"alu": 8 * threads, "shfl": 5 * threads}] * 2
+
+
+def test_reduction_across_warps_goes_through_shared_memory():
+    """reduce_sum_axis0 (sm_80): the warps split axis 0, so the partial sums meet in shared memory."""
+    source = text("reduce_sum_axis0")
+    module = parse_module(source)
+    op = next(o for o in module.walk() if o.name == "tt.reduce")
+    layout = op.operands[0].type.encoding.layout
+    warps_on_axis = layout.warps_per_cta[0] > 1
+    x = np.ones((96, 64), np.float32)
+    result = layoutkit.simulate(source, "reduce_sum_2d", grid=3, args=[x, np.zeros(3 * 64, np.float32), 64],
+                                report=True)
+    row = next(r for r in result.report.rows if r["op"] == "tt.reduce")
+    assert ("bar.sync" in row["thread_instructions"]) == warps_on_axis

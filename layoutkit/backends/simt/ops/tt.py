@@ -153,8 +153,12 @@ def addptr(m, op, mask) -> None:
     """The pointers moved by offset x pointee size bytes."""
     element = tt.element_type(op.ptr.type).pointee
     size = element_dtype(element).itemsize
-    offset = m.value(op.offset).astype(np.int64)
-    m.env[op.result] = m.value(op.ptr) + offset * size
+    pointers = m.value(op.ptr)
+    moved = np.multiply(m.value(op.offset), size, dtype=np.int64)  # one pass: widen and scale
+    if moved.shape == np.broadcast_shapes(moved.shape, pointers.shape):
+        m.env[op.result] = np.add(moved, pointers, out=moved)
+    else:
+        m.env[op.result] = pointers + moved
 
 
 def _active(m, op, mask, tensor_mask) -> np.ndarray:

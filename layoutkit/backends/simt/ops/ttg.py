@@ -156,10 +156,20 @@ def _count_banks(m, op, desc: MemDesc, tensor_type, dist, store: bool) -> None:
     shape = tuple(tensor_type.get_shape())
     target = m.kernel.parent_op().attributes.get("ttg.target") if m.kernel.parent_op() else None
     target = getattr(target, "data", None)
-    rows, counts = np.unique(desc.offsets, axis=0, return_counts=True)
+    if desc.offsets.shape[0] > 1:
+        rows, counts = np.unique(desc.offsets, axis=0, return_counts=True)
+    else:  # one view for every block
+        rows, counts = desc.offsets, [m.chunk.blocks]
     slots = m.geometry.slots_per_block
     total = m.stats.banks.setdefault(op, [0, 0])
-    for row, blocks in zip(rows, counts if desc.offsets.shape[0] > 1 else [m.chunk.blocks]):
+    for row, blocks in zip(rows, counts):
+        key = ("banks", op, row.tobytes())  # a view's count, kept for the kernel (a few views per op)
+        found = m.static.get(key)
+        if found is not None:
+            waves, lower = found
+            total[0] += waves * int(blocks)
+            total[1] += lower * int(blocks)
+            continue
         matrix = matrix_access(layout, row, shape, dtype, store=store) if supports(target, store) else None
         if matrix is not None:
             waves, lower = matrix.wavefronts, matrix.lower_bound
@@ -169,6 +179,7 @@ def _count_banks(m, op, desc: MemDesc, tensor_type, dist, store: bool) -> None:
             first = access.offsets.reshape(slots, -1)  # (slots, instructions): first element's offset
             waves, lower = bank_wavefronts(np.arange(slots), first * itemsize, access.vector * itemsize,
                                            m.geometry.warp_size)
+        m.static[key] = (int(waves), int(lower))
         total[0] += int(waves) * int(blocks)
         total[1] += int(lower) * int(blocks)
 
@@ -313,9 +324,13 @@ def async_copy(m, op, mask) -> None:
         values = np.where(active, values, other)
     locations, dist = _locations(m, op, desc, src_type)
     check_pending(m, op, desc, locations, "overwrites", dist.coords)
-    writes = np.broadcast_to(mask.reshape(m.chunk.blocks, -1, 1), locations.shape)
     values = np.broadcast_to(values.reshape(m.chunk.blocks, -1, dist.registers), locations.shape)
-    _async(m).issue(Copy(op, desc.allocation, locations[writes], values[writes]))
+    if m.full:  # every thread writes: no selection
+        written = (locations.reshape(-1), np.ascontiguousarray(values).reshape(-1))
+    else:
+        writes = np.broadcast_to(mask.reshape(m.chunk.blocks, -1, 1), locations.shape)
+        written = (locations[writes], values[writes])
+    _async(m).issue(Copy(op, desc.allocation, *written))
     m.env[op.token] = _TOKEN
 
 
