@@ -125,3 +125,34 @@ def test_one_cta_blocked_draft_equals_the_draft_algebra(data, rank):
     assert fast.bases == general.bases
     assert fast.sizes == general.sizes and fast.dims == general.dims
     assert fast.proven and invariant_holds(fast)
+
+
+@given(data=st.data(), rank=st.integers(1, 3))
+@settings(max_examples=200, deadline=None)
+def test_blocked_draft_with_a_cga_layout_equals_the_draft_algebra(data, rank):
+    """The same with several CTAs: ``draft`` (the CTA part made in one pass) against
+    ``combine_cta_cga`` of ``cta_tile``."""
+    from layoutkit.layouts.triton.blocked import BlockedEncoding
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    pow2 = st.sampled_from([1, 2, 4, 8])
+    unit = st.integers(0, rank - 1).map(lambda d: tuple(1 if i == d else 0 for i in range(rank)))
+    cga_bases = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        basis = data.draw(st.one_of(unit, st.just((0,) * rank)))
+        if any(basis):  # the next power of two along that dim
+            d = basis.index(1)
+            basis = tuple(2 * max([b[d] for b in cga_bases if b[d]], default=0) or 1 if i == d else 0
+                          for i in range(rank))
+        cga_bases.append(basis)
+    encoding = BlockedEncoding(
+        tuple(data.draw(pow2) for _ in range(rank)), tuple(data.draw(pow2) for _ in range(rank)),
+        tuple(data.draw(pow2) for _ in range(rank)), tuple(data.draw(st.permutations(list(range(rank))))),
+        CGALayout(tuple(cga_bases), rank))
+    shape = tuple(data.draw(st.sampled_from([1, 2, 4, 16, 64, 512])) for _ in range(rank))
+    fast = encoding.draft(shape)
+    general = combine_cta_cga(encoding.cta_tile(), encoding.cga.bases, shape, drop_registers=True)
+    assert fast.bases == general.bases
+    assert fast.sizes == general.sizes and fast.dims == general.dims
+    if fast.proven:
+        assert invariant_holds(fast)

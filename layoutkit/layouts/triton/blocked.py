@@ -104,11 +104,11 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
         4x2 keeps the register bases [[1, 0], [2, 0], [0, 1]]."""
         if not self.cga.bases:
             return self._one_cta_draft(shape)
-        return combine_cta_cga(self.cta_tile(), self.cga.bases, shape, drop_registers=True)
+        return combine_cta_cga(None, self.cga.bases, shape, fit=self._one_cta_draft)
 
     def _one_cta_draft(self, shape: tuple[int, ...]) -> Draft:
-        """``draft`` of a one-CTA layout in one pass, what the draft algebra gives (tested
-        against it). Every basis moves along one dim, and along dim ``d`` the walk makes the
+        """The CTA tile fitted to ``shape`` in one pass, what the draft algebra gives
+        (``combine_cta_cga`` of :meth:`cta_tile`, tested against it). Every basis moves along one dim, and along dim ``d`` the walk makes the
         values 1, 2, 4, ... in turn: the register bits of ``sizePerThread[d]``, the lane
         bits, the warp bits, then repetition registers while below ``shape[d]``; a value at
         or past ``shape[d]`` is zeroed for lanes and warps and dropped for registers.

@@ -29,6 +29,7 @@ from typing import Any
 
 from layoutkit.core.bits import is_int, log2
 from layoutkit.core.bits import is_pow2 as is_power_of_two
+from layoutkit.core.linear import LinearLayout
 from layoutkit.core.protocol import LayoutBase, check_shape
 from layoutkit.core.text import Attribute
 from layoutkit.errors import LayoutError, quote
@@ -129,8 +130,14 @@ class Fields:
             raise LayoutError(f"{err} in {quote(self.attr.text, 200)}") from None
 
     # -- typed ---------------------------------------------------------------------
+    # each typed reader first takes the common case -- plain ints as the scanner gives them --
+    # in one pass; anything else goes through the checks that word the error
     def int(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> int:
-        if key not in self.params and default is not _MISSING:
+        value = self.params.get(key, _MISSING)
+        if value.__class__ is int and value >= minimum:
+            self.used.add(key)
+            return value
+        if value is _MISSING and default is not _MISSING:
             return default
         value = self.raw(key)
         if not is_int(value):
@@ -148,7 +155,11 @@ class Fields:
         return value
 
     def ints(self, key: str, default: Any = _MISSING, *, minimum: int = 0) -> tuple[int, ...]:
-        if key not in self.params and default is not _MISSING:
+        value = self.params.get(key, _MISSING)
+        if value.__class__ is list and all(v.__class__ is int and v >= minimum for v in value):
+            self.used.add(key)
+            return tuple(value)
+        if value is _MISSING and default is not _MISSING:
             return default
         value = self.raw(key)
         if isinstance(value, tuple):
@@ -162,7 +173,12 @@ class Fields:
 
     def bases(self, key: str, default: Any = _MISSING) -> tuple[tuple[int, ...], ...]:
         """A list of integer lists, e.g. ``[[0, 1], [8, 0]]``."""
-        if key not in self.params and default is not _MISSING:
+        value = self.params.get(key, _MISSING)
+        if value.__class__ is list and all(
+                b.__class__ is list and all(v.__class__ is int and v >= 0 for v in b) for b in value):
+            self.used.add(key)
+            return tuple(map(tuple, value))
+        if value is _MISSING and default is not _MISSING:
             return default
         value = self.raw(key)
         if isinstance(value, tuple):
@@ -188,6 +204,8 @@ class Fields:
 # --------------------------------------------------------------------------------------
 def check_ints(field: str, values: Any, *, minimum: int = 0) -> tuple[int, ...]:
     """``values`` as a tuple of ints >= ``minimum`` (for constructor arguments)."""
+    if values.__class__ in (tuple, list) and all(v.__class__ is int and v >= minimum for v in values):
+        return tuple(values)
     try:
         items = tuple(values)
     except TypeError:
@@ -209,6 +227,9 @@ def check_int(field: str, value: Any, *, minimum: int = 0) -> int:
 
 def check_bases(field: str, values: Any) -> tuple[tuple[int, ...], ...]:
     """``values`` as a tuple of bases (tuples of non-negative ints)."""
+    if values.__class__ in (tuple, list) and all(b.__class__ in (tuple, list) and all(
+            v.__class__ is int and v >= 0 for v in b) for b in values):
+        return tuple(map(tuple, values))
     try:
         bases = tuple(check_ints(field, b) for b in values)
     except TypeError:
@@ -448,8 +469,6 @@ class Draft:
     def build(self, in_dims: Sequence[str] = DISTRIBUTED_IN_DIMS, sizes: Sequence[int] | None = None):
         """The :class:`~layoutkit.core.linear.LinearLayout` (in-dims in ``in_dims`` order,
         out-dims ``dim0, dim1, ...`` of ``sizes``, by default the draft's sizes)."""
-        from layoutkit.core.linear import LinearLayout
-
         out_sizes = self.sizes if sizes is None else sizes
         get = self.bases.get
         ins = tuple((name, get(name, ())) for name in in_dims)
@@ -491,27 +510,31 @@ def _inferred_sizes(rank: int, bases: dict[str, tuple[tuple[int, ...], ...]]) ->
     return tuple(1 << top.bit_length() for top in map(max, zip(*every)))
 
 
-def combine_cta_cga(cta: Draft, cga_bases: Sequence[Sequence[int]], shape: Sequence[int],
-                    drop_registers: bool = False) -> Draft:
+def combine_cta_cga(cta: Draft | None, cga_bases: Sequence[Sequence[int]], shape: Sequence[int],
+                    drop_registers: bool = False, fit: Callable[[tuple[int, ...]], Draft] | None = None) -> Draft:
     """Triton's ``combineCtaCgaWithShape``: fit the CGA layout (``block`` bases) and the
     per-CTA layout (``register``/``lane``/``warp`` or ``offset``) to ``shape`` and multiply.
 
     The CGA layout is first cut to ``shape``; each CTA then covers ``shape / cga size``
     (at least 1), repeating over registers where larger and broadcasting where smaller --
     except that with ``drop_registers`` (Triton 3.9's blocked layouts) register bases that
-    leave the tensor are removed rather than zeroed.
+    leave the tensor are removed rather than zeroed. ``fit(cta_shape)``: the CTA layout
+    already fitted to a shape (its out-dims in order), where an encoding makes it in one
+    pass; ``cta`` is then not used.
     """
     rank = len(shape)
-    first_in_dim = next(iter(cta.bases), "register")
+    if fit is None:
+        first_in_dim = next(iter(cta.bases), "register")
+        def fit(cta_shape):
+            return cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape, not drop_registers)
     if not cga_bases:  # one CTA: the CTA layout covers the shape; no block bases
-        cta = cta.not_smaller_than(shape, first_in_dim).not_larger_than(shape, not drop_registers)
-        return Draft(rank, {**cta.bases, "block": cta.bases.get("block", ())}, range(rank), cta.sizes,
-                     cta.proven and cta.rank == rank)
+        fitted = fit(tuple(shape))
+        return Draft(rank, {**fitted.bases, "block": fitted.bases.get("block", ())}, range(rank), fitted.sizes,
+                     fitted.proven and fitted.rank == rank)
     cga = Draft.from_bases(rank, {"block": cga_bases}, range(rank)).not_larger_than(shape)
-    cga = cga.with_dims(cta.dims)
-    cta_shape = [max(1, s // c) for s, c in zip(shape, cga.sizes)]
-    cta = cta.not_smaller_than(cta_shape, first_in_dim).not_larger_than(cta_shape, not drop_registers)
-    return (cta * cga).with_dims(range(rank))
+    cta_shape = tuple(max(1, s // c) for s, c in zip(shape, cga.sizes))
+    fitted = fit(cta_shape)
+    return (fitted * cga.with_dims(fitted.dims)).with_dims(range(rank))
 
 
 @lru_cache(maxsize=64)

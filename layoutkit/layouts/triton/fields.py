@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 from layoutkit.core.bits import is_int, is_pow2
 from layoutkit.core.text import Attribute
 from layoutkit.errors import LayoutError, quote
+from layoutkit.layouts import triton
 from layoutkit.layouts.triton.common import (
     Fields,
     bases_text,
@@ -187,10 +188,8 @@ class DeclaredFields:
             if field.kind == "encoding":
                 if value.__class__ is not Attribute:
                     return None
-                from layoutkit.layouts.triton import from_attribute
-
                 try:
-                    value = from_attribute(value, aliases)
+                    value = triton.from_attribute(value, aliases)
                 except LayoutError:
                     return None
             elif field.kind in ("cga", "bases") and not (value.__class__ is list and all(
