@@ -26,6 +26,8 @@ from xdsl.context import Context
 from xdsl.dialects import func, memref, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AffineMapAttr,
+    ArrayAttr,
     DenseArrayBase,
     MemRefType,
     ModuleOp,
@@ -34,7 +36,10 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Block, Region
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Block, Operation, Region
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
@@ -82,12 +87,48 @@ def _slice_view(op, buffer, name: str):
                           "is not supported yet")
     if len(small.get_shape()) != len(sizes):
         raise LayoutError(f"bufferize: a rank-reducing {op.name} in @{name} is not supported yet")
+    return _subview(buffer, offsets, sizes, steps)
+
+
+def _subview(buffer, offsets, sizes, steps):
+    """The static ``memref.subview`` of ``buffer``, its strided type as MLIR infers it."""
     strides, base = strided_layout(buffer.type)
     offset = NoneAttr() if base is None else base + sum(o * s for o, s in zip(offsets, strides))
-    type_ = MemRefType(small.element_type, sizes,
+    type_ = MemRefType(buffer.type.element_type, sizes,
                        StridedLayoutAttr([s * t for s, t in zip(strides, steps)], offset))
     return memref.SubviewOp(buffer, [], [], [], DenseArrayBase.from_list(i64, offsets),
                             DenseArrayBase.from_list(i64, sizes), DenseArrayBase.from_list(i64, steps), type_)
+
+
+def _pad(op: tensor.PadOp, source, mapping: dict, name: str) -> list:
+    """The ops that bufferize ``tensor.pad``: an explicit buffer of the padded shape filled
+    with the padding value, and the source copied (an identity ``linalg.generic``) into its
+    interior subview. Example: ``low[0, 1, 1, 0] high[0, 1, 1, 0]`` of ``tensor<1x8x8x4xf32>``
+    is ``memref.alloc() : memref<1x10x10x4xf32>``, ``linalg.fill``, and a copy into
+    ``[0, 1, 1, 0] [1, 8, 8, 4] [1, 1, 1, 1]`` (``strided<[400, 40, 4, 1], offset: 44>``)."""
+    low, high = op.static_low.get_values(), op.static_high.get_values()
+    if op.low or op.high or DYNAMIC_INDEX in (*low, *high):
+        raise LayoutError(f"bufferize: tensor.pad with dynamic low or high padding in @{name} "
+                          "is not supported yet")
+    body = op.region.block
+    value = body.last_op.operands[0] if body.last_op and body.last_op.operands else None
+    if (len(body.ops) != 1 or value is None or value.owner is body
+            or (isinstance(value.owner, Operation) and value.owner.parent_block() is body)):
+        raise LayoutError(f"bufferize: tensor.pad in @{name} must yield one value defined outside its "
+                          "body (a constant padding value)")
+    result = op.result.type
+    static_shape(op.result, "bufferize: tensor.pad")
+    alloc = memref.AllocOp.get(result.element_type, shape=result.get_shape())
+    alloc.memref.name_hint = op.result.name_hint
+    fill = linalg.FillOp([mapping.get(value, value)], [alloc.memref], res=[])
+    shape = op.source.type.get_shape()
+    view = _subview(alloc.memref, low, shape, [1] * len(shape))
+    copy_body = Block(arg_types=[result.element_type, result.element_type])
+    copy_body.add_op(linalg.YieldOp(copy_body.args[0]))
+    identity = AffineMapAttr(AffineMap.identity(len(shape)))
+    copy = linalg.GenericOp([source], [view.result], Region(copy_body), [identity, identity],
+                            ArrayAttr([IteratorTypeAttr.parallel()] * len(shape)))
+    return [alloc, fill, view, copy]
 
 
 def _inserted_into(block) -> dict:
@@ -147,6 +188,10 @@ def _bufferize(function: func.FuncOp) -> func.FuncOp:
             view = _slice_view(op, mapping.get(op.source, op.source), name)
             new_block.add_op(view)
             mapping[op.result] = view.result
+        elif isinstance(op, tensor.PadOp):
+            ops = _pad(op, mapping.get(op.source, op.source), mapping, name)
+            new_block.add_ops(ops)
+            mapping[op.result] = ops[0].memref
         elif isinstance(op, tensor.EmptyOp):
             if op.tensor not in roots:
                 raise LayoutError(f"bufferize: %{op.tensor.name_hint or 'tensor'} = tensor.empty in @{name} "

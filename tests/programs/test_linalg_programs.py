@@ -55,6 +55,8 @@ PROGRAMS = {
     "matmul_partial": ([(30, 7), (7, 13)], lambda a, b: (a @ b,)),
     "tril": ([(20, 20)], lambda x: (np.tril(x),)),
     "slices": ([(16, 24), (10, 8)], lambda x, y: (_slices(x, y),)),
+    "conv2d_same": ([(1, 8, 8, 4), (3, 3, 4, 8)],
+                    lambda x, w: _conv(np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0))), w)),
 }
 
 # (program, tile sizes, workgroup size): the default configuration and a few others
@@ -71,6 +73,7 @@ CONFIGS = [(name, None, None) for name in PROGRAMS] + [
     ("tril", "8,16", "4,4"),          # linalg.index: the tile's offset plus the thread's row/column
     ("tril", "0,6", "6"),
     ("slices", "4,3", "2,2"),         # tiles of a strided slice, into a slice of the result
+    ("conv2d_same", "0,3,3,8", "4,3,3"),  # partial tiles of the padded buffer and the output
 ]
 
 
@@ -148,4 +151,40 @@ def test_insert_slice_before_its_destination_is_written_is_an_error():
     fill = "  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<12x12xf32>) -> tensor<12x12xf32>\n"
     text = text.replace(fill, "").replace("  %r = tensor.insert_slice", fill + "  %r = tensor.insert_slice")
     with pytest.raises(LayoutError, match="bufferize: tensor.insert_slice in @slices would overwrite"):
+        compile_module(parse_module(text))
+
+
+PAD = "low[0, 1, 1, 0] high[0, 1, 1, 0]"
+
+
+@pytest.mark.parametrize(("low", "high", "value"), [("0, 2, 0, 0", "0, 0, 3, 0", "1.5"),
+                                                    ("0, 0, 0, 0", "0, 2, 2, 0", "-2.0")])
+def test_padding_amounts_and_values(low, high, value):
+    """Asymmetric padding with a nonzero value: the result is a convolution of np.pad's array."""
+    lows, highs = ([int(v) for v in t.split(",")] for t in (low, high))
+    h, w = 8 + lows[1] + highs[1], 8 + lows[2] + highs[2]
+    text = (EXAMPLES / "conv2d_same.mlir").read_text().replace(PAD, f"low[{low}] high[{high}]")
+    text = text.replace("1x10x10x4xf32", f"1x{h}x{w}x4xf32").replace("1x8x8x8xf32", f"1x{h - 2}x{w - 2}x8xf32")
+    text = text.replace("tensor.yield %zero", "tensor.yield %pad").replace(
+        "%zero = arith.constant", f"%pad = arith.constant {value} : f32\n  %zero = arith.constant")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 8, 8, 4)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 4, 8)).astype(np.float32)
+    (got,) = run_function(compile_module(parse_module(text)), "conv2d_same", [x, f])
+    padded = np.pad(x.astype(np.float64), [(lo, hi) for lo, hi in zip(lows, highs)], constant_values=float(value))
+    (want,) = _conv(padded, f.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("tensor.yield %zero", "%v = arith.index_cast %j : index to i64\n    %u = arith.sitofp %v : i64 to f32\n"
+      "    tensor.yield %u"), "tensor.pad in @conv2d_same must yield one value defined outside its body"),
+    ((PAD, "low[0, %c1, 1, 0] high[0, 1, 1, 0]"), "tensor.pad with dynamic low or high padding in @conv2d_same"),
+])
+def test_pad_errors(change, message):
+    text = (EXAMPLES / "conv2d_same.mlir").read_text().replace(*change)
+    if "%c1" in text:
+        text = text.replace("tensor<1x10x10x4xf32>", "tensor<1x?x10x4xf32>").replace(
+            "%zero = arith.constant", "%c1 = arith.constant 1 : index\n  %zero = arith.constant")
+    with pytest.raises(LayoutError, match=message):
         compile_module(parse_module(text))
