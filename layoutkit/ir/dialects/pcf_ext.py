@@ -24,17 +24,21 @@ A cluster's bounds map has two results per worker-grid dimension, the half-open 
 from __future__ import annotations
 
 from itertools import combinations
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
     IndexType,
+    IntAttr,
     MemRefType,
     StringAttr,
     TensorType,
     i1,
+    i64,
 )
+from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -45,6 +49,7 @@ from xdsl.irdl import (
     opt_result_def,
     prop_def,
     region_def,
+    result_def,
     var_operand_def,
     var_result_def,
 )
@@ -53,11 +58,13 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from layoutkit.ir.dialects.pcf import (
+    DYNAMIC,
     RETURN_PARENTS,
     YIELD_PARENTS,
     ReturnOp,
     ShapedRefType,
     YieldOp,
+    _ReadLike,
     is_scope,
 )
 from layoutkit.ir.registry import register
@@ -363,7 +370,7 @@ class SharedExecutorOp(IRDLOperation):
         for op in self.region.walk():
             if isinstance(op, TileGroupOp):
                 for cluster in op.clusters:
-                    if cluster.type.id in seen:
+                    if seen.get(cluster.type.id, op) is not op:  # twice in one op: tile_group says so
                         raise VerifyException(f"{name}: cluster id '{cluster.type.id}' is defined twice "
                                               f"in the region")
                     seen[cluster.type.id] = op
@@ -601,7 +608,129 @@ class RunThreadOp(_Run, IRDLOperation):
         self._verify_run("private", [IndexType()] * rank, payloads)
 
 
-EXT_OPS = [SharedExecutorOp, TileGroupOp, RunClusterOp, RunThreadOp]
+# ---------------------------------------------------------------- sref views
+def _same_owner(op, source: ShapedRefType, result) -> None:
+    if not isinstance(result, ShapedRefType):
+        raise VerifyException(f"{op.name}: result: expected a !pcf.sref, got {result}")
+    if (result.element_type, result.scope, result.sync_scope) != (source.element_type, source.scope,
+                                                                  source.sync_scope):
+        raise VerifyException(f"{op.name}: result: {result} must have the element type, scope and "
+                              f"sync of {source}")
+
+
+@irdl_op_definition
+class SubviewOp(_ReadLike, IRDLOperation):
+    """``%v = pcf.subview %s[%i, 0] [4, 8] [1, 2] : !pcf.sref<?x16xf32, S> to !pcf.sref<4x8xf32, S>``:
+    a view of the same storage; view element ``(a, b)`` is source element ``(%i + a, 0 + 2 * b)``."""
+
+    name = "pcf.subview"
+    source = operand_def(ShapedRefType)
+    offsets = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    static_offsets = prop_def(DenseArrayBase)
+    static_sizes = prop_def(DenseArrayBase)
+    static_strides = prop_def(DenseArrayBase)
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    RESULTS: ClassVar[tuple] = (ShapedRefType,)
+
+    def verify_result_extra(self, rtype) -> None:
+        source = self.source.type
+        _same_owner(self, source, rtype)
+        lists = zip(self.static_offsets.get_values(), self.static_sizes.get_values(),
+                    self.static_strides.get_values(), source.get_shape())
+        for d, (offset, size, stride, dim) in enumerate(lists):
+            if DYNAMIC in (offset, size, stride) or dim < 0 or size == 0:
+                continue
+            if offset < 0 or offset + (size - 1) * stride >= dim:
+                raise VerifyException(f"{self.name}: dim {d}: offset {offset} + ({size} - 1) * stride "
+                                      f"{stride} is outside the size {dim} of {source}")
+
+
+@irdl_op_definition
+class ExpandShapeOp(IRDLOperation):
+    """``%e = pcf.expand_shape %s [[0, 1], [2]] output_shape [%n, 8, 16] : !pcf.sref<?x16xf32, S>
+    into !pcf.sref<?x8x16xf32, S>``: source dim ``k`` splits into the result dims of group ``k``
+    (row-major): result element ``(a, b, c)`` is source element ``(a * 8 + b, c)``."""
+
+    name = "pcf.expand_shape"
+    source = operand_def(ShapedRefType)
+    output_shape = var_operand_def(IndexType)
+    static_output_shape = prop_def(DenseArrayBase)
+    reassociation = prop_def(ArrayAttr)
+    result = result_def()
+
+    @property
+    def groups(self) -> list[list[int]]:
+        return [[i.data for i in group.data] for group in self.reassociation.data]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExpandShapeOp:
+        source = parser.parse_unresolved_operand()
+        groups = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, parser.parse_integer))
+        parser.parse_keyword("output_shape")
+        unresolved, static = parse_dynamic_index_list_without_types(parser, DYNAMIC,
+                                                                    delimiter=parser.Delimiter.SQUARE)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source = parser.resolve_operand(source, parser.parse_type())
+        parser.parse_keyword("into")
+        result = parser.parse_type()
+        return cls.build(operands=[source, [parser.resolve_operand(u, IndexType()) for u in unresolved]],
+                         result_types=[result], attributes=attributes,
+                         properties={"static_output_shape": DenseArrayBase.from_list(i64, list(static)),
+                                     "reassociation": ArrayAttr([ArrayAttr([IntAttr(i) for i in g])
+                                                                 for g in groups])})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(" [" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in self.groups) + "]")
+        printer.print_string(" output_shape ")
+        print_dynamic_index_list(printer, DYNAMIC, list(self.output_shape),
+                                 self.static_output_shape.get_values(), delimiter=Parser.Delimiter.SQUARE)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" into ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        name, source, result = self.name, self.source.type, self.result.type
+        _same_owner(self, source, result)
+        groups, shape = self.groups, result.get_shape()
+        if [i for g in groups for i in g] != list(range(result.rank)) or any(not g for g in groups):
+            raise VerifyException(f"{name}: reassociation: {groups} must split 0..{result.rank - 1} "
+                                  f"into consecutive non-empty groups")
+        if len(groups) != source.rank:
+            raise VerifyException(f"{name}: reassociation: {len(groups)} groups for the rank-{source.rank} {source}")
+        static = list(self.static_output_shape.get_values())
+        if len(static) != result.rank or sum(v == DYNAMIC for v in static) != len(self.output_shape):
+            raise VerifyException(f"{name}: output_shape: needs {result.rank} entries with one operand "
+                                  f"per dynamic entry")
+        for d, (s, n) in enumerate(zip(static, shape)):
+            if (s == DYNAMIC) != (n < 0) or (n >= 0 and s != n):
+                raise VerifyException(f"{name}: output_shape: entry {d} must be "
+                                      f"{'dynamic' if n < 0 else n} as dim {d} of {result}")
+        for k, (group, dim) in enumerate(zip(groups, source.get_shape())):
+            sizes = [shape[i] for i in group]
+            if dim >= 0 and all(n >= 0 for n in sizes) and _product(sizes) != dim:
+                raise VerifyException(f"{name}: group {k}: sizes {sizes} multiply to {_product(sizes)}, "
+                                      f"not to dim {k} ({dim}) of {source}")
+            if dim >= 0 and any(n < 0 for n in sizes):
+                raise VerifyException(f"{name}: group {k}: a static dim {dim} cannot expand into a dynamic one")
+
+
+def _product(sizes) -> int:
+    out = 1
+    for n in sizes:
+        out *= n
+    return out
+
+
+EXT_OPS = [SharedExecutorOp, TileGroupOp, RunClusterOp, RunThreadOp, SubviewOp, ExpandShapeOp]
 RETURN_PARENTS.add(SharedExecutorOp.name)
 YIELD_PARENTS.update({TileGroupOp.name, RunClusterOp.name, RunThreadOp.name})
 

@@ -43,3 +43,9 @@ func.func @grid2d(%init: memref<8x8xf32>, %x: index, %y: index) {
   }
   func.return
 }
+func.func @views(%s: !pcf.sref<?x16xf32, sync(#iree_gpu.subgroup_scope)>, %i: index, %n: index) {
+  %v = pcf.subview %s[%i, 0] [4, 8] [1, 2] : !pcf.sref<?x16xf32, sync(#iree_gpu.subgroup_scope)> to !pcf.sref<4x8xf32, sync(#iree_gpu.subgroup_scope)>
+  %e = pcf.expand_shape %s [[0, 1], [2]] output_shape [%n, 8, 16] : !pcf.sref<?x16xf32, sync(#iree_gpu.subgroup_scope)> into !pcf.sref<?x8x16xf32, sync(#iree_gpu.subgroup_scope)>
+  %f = pcf.expand_shape %v [[0], [1, 2]] output_shape [4, 2, 4] : !pcf.sref<4x8xf32, sync(#iree_gpu.subgroup_scope)> into !pcf.sref<4x2x4xf32, sync(#iree_gpu.subgroup_scope)>
+  func.return
+}
