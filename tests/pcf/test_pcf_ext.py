@@ -96,6 +96,10 @@ CASES = {
                        "pcf.cluster: bounds: (d0)[s0, s1] -> (0, d0) needs one symbol (worker count) per grid dimension (1), got 2"),
     "bounds not a map": (tile_group(["!pcf.cluster<#iree_gpu.subgroup_scope, 4, tg.left>", RIGHT]), "4",
                          "pcf.cluster: bounds: expected an affine_map, got 4"),
+    "divide by zero": (tile_group([LEFT, cluster("(d0)[s0] -> (d0 floordiv 0, s0)", "tg.right")]), "3",
+                       "pcf.shared_executor.tile_group: cluster tg.right: bounds (d0)[s0] -> ((d0 floordiv 0), s0) divide by zero"),
+    "nested payload": (f"func.func @f(%a: !pcf.threadgroup<{SG}, private({TG})>) {{\n  return\n}}\n", "1",
+                       "pcf.threadgroup: private: payloads are value types, got !pcf.threadgroup<#iree_gpu.subgroup_scope>"),
     "outside executor": (f"func.func @f(%g: {TG}, %h: index) {{\n  pcf.shared_executor.tile_group %g split(%h) : {TG} {{\n"
                          f"  ^bb0(%a: {LEFT}, %b: {RIGHT}):\n  pcf.yield\n  }}\n  return\n}}\n", "2",
                          "pcf.shared_executor.tile_group: must be inside a pcf.shared_executor"),

@@ -107,6 +107,10 @@ class _Group:
     def _verify_scope(self) -> None:
         if not is_scope(self.scope):
             raise VerifyException(f"{self.name}: scope: expected a scope, got {self.scope}")
+        for word, types in (("shared", self.shared_types), ("private", self.private_types)):
+            for t in types:
+                if isinstance(t, (ThreadgroupType, ClusterType)) or not isinstance(t, TypeAttribute):
+                    raise VerifyException(f"{self.name}: {word}: payloads are value types, got {t}")
 
 
 @irdl_attr_definition
@@ -378,7 +382,11 @@ class SharedExecutorOp(IRDLOperation):
 
 # ---------------------------------------------------------------- pcf.shared_executor.tile_group
 def _box(ctype: ClusterType, splits: list[int], extents: list[int]) -> list[tuple[int, int]]:
-    values = ctype.bounds.data.eval(splits, extents)
+    try:
+        values = ctype.bounds.data.eval(splits, extents)
+    except ZeroDivisionError:
+        raise VerifyException(f"pcf.shared_executor.tile_group: cluster {ctype.id}: bounds "
+                              f"{ctype.bounds.data} divide by zero (d = {splits}, s = {extents})") from None
     return list(zip(values[0::2], values[1::2]))
 
 
