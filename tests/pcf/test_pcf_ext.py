@@ -100,6 +100,9 @@ CASES = {
                        "pcf.shared_executor.tile_group: cluster tg.right: bounds (d0)[s0] -> ((d0 floordiv 0), s0) divide by zero"),
     "nested payload": (f"func.func @f(%a: !pcf.threadgroup<{SG}, private({TG})>) {{\n  return\n}}\n", "1",
                        "pcf.threadgroup: private: payloads are value types, got !pcf.threadgroup<#iree_gpu.subgroup_scope>"),
+    "initialize yields": (executor("", head="").replace(
+        f"scope({SG}) execute", f"scope({SG}) initialize {{\n    pcf.yield %x : index\n  }} -> (%a: f32)\n  execute"),
+        "2", "pcf.shared_executor: initialize yields (index) but the region takes (f32)"),
     "outside executor": (f"func.func @f(%g: {TG}, %h: index) {{\n  pcf.shared_executor.tile_group %g split(%h) : {TG} {{\n"
                          f"  ^bb0(%a: {LEFT}, %b: {RIGHT}):\n  pcf.yield\n  }}\n  return\n}}\n", "2",
                          "pcf.shared_executor.tile_group: must be inside a pcf.shared_executor"),

@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
-from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute, Region, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -237,7 +237,9 @@ class SharedExecutorOp(IRDLOperation):
     reads = var_operand_def()
     scope = prop_def(Attribute)
     is_tied = prop_def(DenseArrayBase)  # per ref argument: 1 read-write (=), 0 read-only (<-)
+    num_leading_args = prop_def(IntAttr)  # block arguments yielded by ``initialize``
     results_ = var_result_def()
+    initializer = region_def()
     region = region_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -246,8 +248,12 @@ class SharedExecutorOp(IRDLOperation):
         return [bool(v) for v in self.is_tied.get_values()]
 
     @property
+    def num_leading(self) -> int:
+        return self.num_leading_args.data
+
+    @property
     def ref_args(self) -> tuple:
-        return tuple(self.region.blocks.first.args[:-1])
+        return tuple(self.region.blocks.first.args[self.num_leading:-1])
 
     @property
     def threadgroup(self):
@@ -258,6 +264,11 @@ class SharedExecutorOp(IRDLOperation):
         parser.parse_keyword("scope")
         with parser.in_parens():
             scope = parser.parse_attribute()
+        initializer, leading = Region(), []
+        if parser.parse_optional_keyword("initialize"):
+            initializer = parser.parse_region()
+            parser.parse_punctuation("->")
+            leading = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
         parser.parse_keyword("execute")
         refs = []  # (argument, "=" or "<-", unresolved operand)
 
@@ -295,17 +306,24 @@ class SharedExecutorOp(IRDLOperation):
                 inits.append(parser.resolve_operand(operand, next(rtypes)))
             else:
                 reads.append(parser.resolve_operand(operand, next(wtypes)))
-        args = [arg.resolve(t) for (arg, _, _), t in zip(refs, sref_types)] + [group[0]]
+        args = [*leading, *(arg.resolve(t) for (arg, _, _), t in zip(refs, sref_types)), group[0]]
         region = parser.parse_region(args)
         attributes = parser.parse_optional_attr_dict()
-        return cls.build(operands=[inits, reads], result_types=[result_types], regions=[region],
+        return cls.build(operands=[inits, reads], result_types=[result_types], regions=[initializer, region],
                          attributes=attributes,
-                         properties={"scope": scope, "is_tied": DenseArrayBase.from_list(i1, tied)})
+                         properties={"scope": scope, "is_tied": DenseArrayBase.from_list(i1, tied),
+                                     "num_leading_args": IntAttr(len(leading))})
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" scope(")
         printer.print_attribute(self.scope)
         printer.print_string(")")
+        if self.initializer.blocks:
+            printer.print_string(" initialize ")
+            printer.print_region(self.initializer, print_entry_block_args=False)
+            printer.print_string(" -> (")
+            printer.print_list(self.region.blocks.first.args[:self.num_leading], printer.print_block_argument)
+            printer.print_string(")")
         printer._print_new_line(indent=printer._indent + 1)
         printer.print_string("execute")
         refs = self.ref_args
@@ -344,9 +362,17 @@ class SharedExecutorOp(IRDLOperation):
             raise VerifyException(f"{name}: scope: expected a scope, got {self.scope}")
         entry = self.region.blocks.first
         flags = self.tied_flags
-        if entry is None or len(entry.args) != len(flags) + 1:
-            raise VerifyException(f"{name}: the execute region needs {len(flags)} ref arguments and "
-                                  f"one threadgroup argument")
+        if entry is None or len(entry.args) != self.num_leading + len(flags) + 1:
+            raise VerifyException(f"{name}: the execute region needs {self.num_leading} initialized, "
+                                  f"{len(flags)} ref and one threadgroup argument")
+        leading = [a.type for a in entry.args[:self.num_leading]]
+        if self.initializer.blocks:
+            last = self.initializer.blocks.first.last_op
+            if not isinstance(last, YieldOp) or list(last.values.types) != leading:
+                got = _join(last.values.types) if isinstance(last, YieldOp) else "no pcf.yield"
+                raise VerifyException(f"{name}: initialize yields ({got}) but the region takes ({_join(leading)})")
+        elif leading:
+            raise VerifyException(f"{name}: {len(leading)} initialized arguments without initialize")
         tg = self.threadgroup.type
         if not isinstance(tg, ThreadgroupType) or tg.scope != self.scope:
             raise VerifyException(f"{name}: execute: the last argument must be a "
@@ -740,6 +766,6 @@ def _product(sizes) -> int:
 
 EXT_OPS = [SharedExecutorOp, TileGroupOp, RunClusterOp, RunThreadOp, SubviewOp, ExpandShapeOp]
 RETURN_PARENTS.add(SharedExecutorOp.name)
-YIELD_PARENTS.update({TileGroupOp.name, RunClusterOp.name, RunThreadOp.name})
+YIELD_PARENTS.update({SharedExecutorOp.name, TileGroupOp.name, RunClusterOp.name, RunThreadOp.name})
 
 register("pcf", ops=EXT_OPS, attributes=[ThreadgroupType, ClusterType])

@@ -49,3 +49,15 @@ func.func @views(%s: !pcf.sref<?x16xf32, sync(#iree_gpu.subgroup_scope)>, %i: in
   %f = pcf.expand_shape %v [[0], [1, 2]] output_shape [4, 2, 4] : !pcf.sref<4x8xf32, sync(#iree_gpu.subgroup_scope)> into !pcf.sref<4x2x4xf32, sync(#iree_gpu.subgroup_scope)>
   func.return
 }
+func.func @initialized(%init: tensor<8xf32>, %n: index) -> tensor<8xf32> {
+  %r = pcf.shared_executor scope(#iree_gpu.subgroup_scope) initialize {
+    %a = pcf.alloc(%n) : !pcf.sref<?xf16, #iree_gpu.subgroup_scope>
+    pcf.yield %a : !pcf.sref<?xf16, #iree_gpu.subgroup_scope>
+  } -> (%scratch: !pcf.sref<?xf16, #iree_gpu.subgroup_scope>)
+    execute(%ref = %init)[%tg: !pcf.threadgroup<#iree_gpu.subgroup_scope>]
+         : (!pcf.sref<8xf32, #iree_gpu.subgroup_scope>)
+        -> (tensor<8xf32>) {
+    pcf.return
+  }
+  func.return %r : tensor<8xf32>
+}
