@@ -5,9 +5,12 @@ a brute-force count of the workers each cluster holds."""
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutkit.cli import main
 from layoutkit.cli.opt import print_ir
@@ -209,3 +212,59 @@ def test_partition_check_agrees_with_brute_force(tmp_path, capsys, name):
     code, _, err = run_opt(tmp_path, capsys, tile_group(clusters, splits="(%h, %x)"))
     expected = brute_force_partitions(layout, [21, 42], 64)
     assert (code == 0) == expected, err
+
+
+def brute_force_ok(bounds, n_splits: int) -> bool:
+    """Does every sample the verifier uses (S = 64, 97) give disjoint boxes covering S x S?
+    ``bounds``: per cluster, per dimension, (lo, hi) as (name, offset) pairs evaluated here."""
+    for extent in (64, 97):
+        values = {"0": 0, "s": extent, **{f"d{k}": extent * (k + 1) // (n_splits + 1) for k in range(n_splits)}}
+        owners = {}
+        for box in bounds:
+            ranges = [(values[lo] + a, values[hi] + b) for (lo, a), (hi, b) in box]
+            if any(not 0 <= lo <= hi <= extent for lo, hi in ranges):
+                return False
+            for point in product(*(range(lo, hi) for lo, hi in ranges)):
+                owners[point] = owners.get(point, 0) + 1
+        if len(owners) != extent ** 2 or any(n != 1 for n in owners.values()):
+            return False
+    return True
+
+
+def affine(name: str, offset: int, dim: int) -> str:
+    base = {"0": "0", "s": f"s{dim}"}.get(name, name)
+    return base if offset == 0 else f"{base} + {offset}" if offset > 0 else f"{base} - {-offset}"
+
+
+END = st.tuples(st.sampled_from(["0", "d0", "d1", "s"]), st.sampled_from([0, 0, 0, 1, -1]))
+GRID_BOX = st.lists(st.tuples(END, END), min_size=2, max_size=2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(GRID_BOX, min_size=1, max_size=4))
+def test_2d_partition_check_agrees_with_brute_force(tmp_path_factory, boxes):
+    """Random 2-D boxes over [0, s0) x [0, s1) from the endpoints 0, d0, d1, s (+-1): the verifier
+    accepts exactly when a worker-by-worker count at its sample points finds a partition."""
+    clusters = [cluster("(d0, d1)[s0, s1] -> (" + ", ".join(
+        f"{affine(lo, a, k)}, {affine(hi, b, k)}" for k, ((lo, a), (hi, b)) in enumerate(box)) + ")", f"tg.c{i}")
+        for i, box in enumerate(boxes)]
+    path = tmp_path_factory.mktemp("p") / "in.mlir"
+    path.write_text(tile_group(clusters, splits="(%h, %x)"))
+    code = main(["opt", str(path), "-o", str(path.with_suffix(".out"))])
+    assert (code == 0) == brute_force_ok(boxes, 2)
+
+
+def test_partitions_found_by_brute_force_exist():
+    """The random test above sees accepted layouts too: quarters split at d0 and d1."""
+    quarters = [[(("0", 0), ("d0", 0)), (("0", 0), ("d1", 0))], [(("0", 0), ("d0", 0)), (("d1", 0), ("s", 0))],
+                [(("d0", 0), ("s", 0)), (("0", 0), ("d1", 0))], [(("d0", 0), ("s", 0)), (("d1", 0), ("s", 0))]]
+    assert brute_force_ok(quarters, 2)
+    assert not brute_force_ok(quarters[:3], 2)
+
+
+def test_nested_executor_may_reuse_cluster_ids(tmp_path, capsys):
+    inner = "\n".join(tile_group([LEFT, RIGHT]).split("\n")[1:-3])  # the shared_executor, its tile_group
+    inner = inner.replace("%tg", "%tg2").replace("%c0", "%e0").replace("%c1", "%e1")
+    text = tile_group([LEFT, RIGHT], body=inner)
+    code, _, err = run_opt(tmp_path, capsys, text)
+    assert code == 0, err

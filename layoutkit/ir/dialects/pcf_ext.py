@@ -213,11 +213,16 @@ def _group_type(value_type, op_name: str, what: str):
     return value_type
 
 
-def _in_shared_executor(op) -> None:
+def _executor_of(op):
+    """The innermost ``pcf.shared_executor`` around ``op`` (or None)."""
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, SharedExecutorOp):
         parent = parent.parent_op()
-    if parent is None:
+    return parent
+
+
+def _in_shared_executor(op) -> None:
+    if _executor_of(op) is None:
         raise VerifyException(f"{op.name}: must be inside a pcf.shared_executor")
 
 
@@ -398,7 +403,7 @@ class SharedExecutorOp(IRDLOperation):
                 raise VerifyException(f"{name}: every block of the execute region must end with pcf.return")
         seen: dict[str, IRDLOperation] = {}
         for op in self.region.walk():
-            if isinstance(op, TileGroupOp):
+            if isinstance(op, TileGroupOp) and _executor_of(op) is self:  # a nested executor has its own
                 for cluster in op.clusters:
                     if seen.get(cluster.type.id, op) is not op:  # twice in one op: tile_group says so
                         raise VerifyException(f"{name}: cluster id '{cluster.type.id}' is defined twice "
