@@ -9,7 +9,7 @@ from itertools import product
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from layoutkit.cli import main
@@ -240,8 +240,15 @@ END = st.tuples(st.sampled_from(["0", "d0", "d1", "s"]), st.sampled_from([0, 0, 
 GRID_BOX = st.lists(st.tuples(END, END), min_size=2, max_size=2)
 
 
+QUARTERS = [[(("0", 0), ("d0", 0)), (("0", 0), ("d1", 0))], [(("0", 0), ("d0", 0)), (("d1", 0), ("s", 0))],
+            [(("d0", 0), ("s", 0)), (("0", 0), ("d1", 0))], [(("d0", 0), ("s", 0)), (("d1", 0), ("s", 0))]]
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(GRID_BOX, min_size=1, max_size=4))
+@example(QUARTERS)
+@example(QUARTERS[:3])
+@example([QUARTERS[0], QUARTERS[1], [(("d0", -1), ("s", 0)), (("0", 0), ("s", 0))]])
 def test_2d_partition_check_agrees_with_brute_force(tmp_path_factory, boxes):
     """Random 2-D boxes over [0, s0) x [0, s1) from the endpoints 0, d0, d1, s (+-1): the verifier
     accepts exactly when a worker-by-worker count at its sample points finds a partition."""
@@ -256,10 +263,8 @@ def test_2d_partition_check_agrees_with_brute_force(tmp_path_factory, boxes):
 
 def test_partitions_found_by_brute_force_exist():
     """The random test above sees accepted layouts too: quarters split at d0 and d1."""
-    quarters = [[(("0", 0), ("d0", 0)), (("0", 0), ("d1", 0))], [(("0", 0), ("d0", 0)), (("d1", 0), ("s", 0))],
-                [(("d0", 0), ("s", 0)), (("0", 0), ("d1", 0))], [(("d0", 0), ("s", 0)), (("d1", 0), ("s", 0))]]
-    assert brute_force_ok(quarters, 2)
-    assert not brute_force_ok(quarters[:3], 2)
+    assert brute_force_ok(QUARTERS, 2)
+    assert not brute_force_ok(QUARTERS[:3], 2)
 
 
 def test_nested_executor_may_reuse_cluster_ids(tmp_path, capsys):
