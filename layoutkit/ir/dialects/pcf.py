@@ -97,6 +97,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from layoutkit.ir.registry import register
 
+# Ops of extension modules (``pcf_ext``) whose regions end with ``pcf.return`` / ``pcf.yield``.
+RETURN_PARENTS: set[str] = set()
+YIELD_PARENTS: set[str] = set()
+
 DYNAMIC = -(2**63)  # a dynamic entry of offsets/sizes/strides (MLIR's kDynamic)
 
 
@@ -275,7 +279,8 @@ class ReturnOp(IRDLOperation):
     assembly_format = "attr-dict"
 
     def verify_(self) -> None:
-        if not isinstance(self.parent_op(), (GenericOp, LoopOp)):
+        parent = self.parent_op()
+        if not isinstance(parent, (GenericOp, LoopOp)) and getattr(parent, "name", None) not in RETURN_PARENTS:
             raise VerifyException(f"{self.name}: must be inside a pcf.generic or pcf.loop")
 
 
@@ -311,6 +316,8 @@ class YieldOp(IRDLOperation):
 
     def verify_(self) -> None:
         parent = self.parent_op()
+        if getattr(parent, "name", None) in YIELD_PARENTS:
+            return
         if not isinstance(parent, GenericOp) or self.parent_region() is not parent.initializer:
             raise VerifyException(f"{self.name}: must end the initialize region of a pcf.generic")
 
