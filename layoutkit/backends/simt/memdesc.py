@@ -102,6 +102,7 @@ class Copy:
     locations: np.ndarray
     values: np.ndarray
     group: int | None = None
+    bounds: tuple[int, int] = (0, 1 << 62)  # smallest, largest offset of the destination view
 
 
 @dataclass
