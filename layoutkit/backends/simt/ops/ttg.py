@@ -370,7 +370,7 @@ def async_copy(m, op, mask) -> None:
     pointers = np.broadcast_to(pointers, np.broadcast_shapes(pointers.shape, active.shape))
     buffer, index = m.element_index(op, pointers, active, src_type)
     values = buffer.data[index]
-    if op.other is not None or not active.all():
+    if not active.all():  # every element read: ``other`` is not taken
         other = m.value(op.other) if op.other is not None else np.zeros((1, 1), values.dtype)
         values = np.where(active, values, other)
     locations, dist = _locations(m, op, desc, src_type)
