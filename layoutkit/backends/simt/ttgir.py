@@ -95,6 +95,7 @@ class TritonMachine(Machine):
     def __init__(self, kernel, chunk: Chunk, values: list, stats: Stats, buffers: list[Buffer]):
         super().__init__(kernel, chunk, values, stats)
         self.buffers = buffers
+        self._distributions: dict[int, tuple] = {}  # id of a tensor type -> (type, distribution)
 
     def _plan(self, block) -> list:
         """The machine's steps; with a cost recorder, each handler wrapped to count its op."""
@@ -106,14 +107,20 @@ class TritonMachine(Machine):
 
     # ----------------------------------------------------------------- distributions
     def distribution(self, op, type_: Attribute) -> Distribution:
-        """The distribution of tensor type ``type_`` (an error naming ``op`` if it has none)."""
+        """The distribution of tensor type ``type_`` (an error naming ``op`` if it has none),
+        kept per type object for the run (the IR's types live as long as it)."""
+        hit = self._distributions.get(id(type_))
+        if hit is not None and hit[0] is type_:
+            return hit[1]
         layout = getattr(getattr(type_, "encoding", None), "layout", None)
         if layout is None:
             self.fail(op, f"tensor type {type_} has no layout encoding")
         try:
-            return _distribution(layout, tuple(type_.get_shape()), self.geometry.slots_per_block)
+            dist = _distribution(layout, tuple(type_.get_shape()), self.geometry.slots_per_block)
         except LayoutError as err:
             self.fail(op, str(err))
+        self._distributions[id(type_)] = (type_, dist)
+        return dist
 
     def per_thread(self, per_slot: np.ndarray) -> np.ndarray:
         """An array over the slots of one block, repeated for every block of the chunk."""

@@ -138,12 +138,8 @@ def _bounds(m, desc: MemDesc) -> tuple[int, int]:
 def check_pending(m, op, desc: MemDesc, locations: np.ndarray, verb: str, coords=None) -> None:
     """Fail when an async copy not yet waited for writes any of ``locations`` (blocks,
     slots, registers), naming the copy, the block and thread, and the element."""
-    lo, hi = _bounds(m, desc)
-    if not any(c.allocation is desc.allocation and c.bounds[0] <= hi and lo <= c.bounds[1]
-               for c in _async(m).copies):
-        return  # no copy in flight writes within the view's offsets
-    pending = desc.allocation.pending.reshape(-1)[locations]
-    if not pending.any():
+    pending = _async(m).pending(desc.allocation, locations, _bounds(m, desc))
+    if pending is None:
         return
     first = np.argwhere(pending)[0]
     block, slot = int(first[0]), int(first[1]) if len(first) > 1 else 0
