@@ -67,6 +67,7 @@ class OpRecord:
     minimum_sectors: int = 0
     requests: int = 0
     access: Any = None  # (vector, first register of each instruction per slot), for global ops
+    last_full: Any = None  # (byte offsets, sectors, minimum, requests) of the last all-active run
 
 
 _STATIC_ATTRIBUTE = "_layoutkit_cost_rows"
@@ -157,7 +158,7 @@ class Recorder:
     # ------------------------------------------------------------------ global sectors
     def measure_global(self, m, op, mask, record: OpRecord) -> None:
         """Add this execution's sectors of every warp request (as executed) to ``record``."""
-        from layoutkit.analysis.banks import global_sectors
+        from layoutkit.analysis.banks import SECTOR_BYTES, global_sectors
 
         ptr = _pointer_operand(op)
         if record.access is None:
@@ -174,18 +175,34 @@ class Recorder:
         else:
             picked = pointers.reshape(blocks, slots, -1)[:, rows, column]
         _, offsets = m.decode(op, picked)  # (blocks or 1, slots, instructions)
-        live = np.broadcast_to(first >= 0, (blocks, *first.shape))
         active = _element_mask(m, op, mask)
-        if not active.all():
+        everyone = bool(active.all())
+        if everyone and record.last_full is not None and record.last_full[0].shape == offsets.shape:
+            # every address moved by the same multiple of the sector (and access) size since
+            # the last all-active run (a loop stepping its pointers): the same counts
+            before, *counts = record.last_full
+            shift = int(offsets.flat[0]) - int(before.flat[0])
+            if shift % max(SECTOR_BYTES, vector * itemsize) == 0 and \
+                    np.array_equal(offsets, before + shift):
+                record.sectors += counts[0]
+                record.minimum_sectors += counts[1]
+                record.requests += counts[2]
+                return
+        live = np.broadcast_to(first >= 0, (blocks, *first.shape))
+        if not everyone:
             active = np.broadcast_to(active, (m.chunk.threads, max(active.shape[1], int(column.max()) + 1)))
             live = live & active.reshape(blocks, slots, -1)[:, rows, column]
         addresses = np.where(live, offsets, -1)
         # requests: (blocks, warps, instructions, lanes)
         requests = addresses.reshape(blocks, slots // lanes, lanes, -1).transpose(0, 1, 3, 2)
         sectors, minimum = global_sectors(requests, vector * itemsize)
-        record.sectors += int(sectors.sum())
-        record.minimum_sectors += int(minimum.sum())
-        record.requests += int(np.count_nonzero(live.reshape(blocks, slots // lanes, lanes, -1).any(axis=2)))
+        counts = (int(sectors.sum()), int(minimum.sum()),
+                  int(np.count_nonzero(live.reshape(blocks, slots // lanes, lanes, -1).any(axis=2))))
+        record.sectors += counts[0]
+        record.minimum_sectors += counts[1]
+        record.requests += counts[2]
+        if everyone and (vector * itemsize) & (vector * itemsize - 1) == 0:
+            record.last_full = (offsets, *counts)
 
     def global_instructions(self, m, op, row) -> tuple[int, np.ndarray, int]:
         """(vector, first register of each vector instruction per slot, element bytes) of a

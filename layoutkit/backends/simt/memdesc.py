@@ -60,16 +60,12 @@ def tile_offsets(encoding, shape: tuple[int, ...]) -> tuple[np.ndarray, int]:
 
 @dataclass(eq=False)
 class Allocation:
-    """One ``ttg.local_alloc``: each block's elements, which are awaited by an async copy,
-    and whether it was deallocated."""
+    """One ``ttg.local_alloc``: each block's elements and whether it was deallocated (the
+    locations async copies in flight write are their :class:`Copy`'s)."""
 
     name: str
     data: np.ndarray  # (blocks, span)
-    pending: np.ndarray = field(init=False)  # (blocks, span): async copies in flight writing there
     freed: bool = False
-
-    def __post_init__(self) -> None:
-        self.pending = np.zeros(self.data.shape, np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +98,7 @@ class Copy:
     locations: np.ndarray
     values: np.ndarray
     group: int | None = None
+    bounds: tuple[int, int] = (0, 1 << 62)  # smallest, largest offset of the destination view
 
 
 @dataclass
@@ -112,7 +109,6 @@ class AsyncCopies:
     groups: int = 0  # committed so far
 
     def issue(self, copy: Copy) -> None:
-        copy.allocation.pending.reshape(-1)[copy.locations] += 1  # a location written twice counts once
         self.copies.append(copy)
 
     def commit(self) -> None:
@@ -132,7 +128,19 @@ class AsyncCopies:
         for copy in done:
             flat = copy.allocation.data.reshape(-1)
             flat[copy.locations] = copy.values
-            copy.allocation.pending.reshape(-1)[copy.locations] -= 1  # others in flight there stay
+
+    def pending(self, allocation: Allocation, locations: np.ndarray, bounds: tuple[int, int]) -> np.ndarray | None:
+        """Which of ``locations`` (flat, in ``allocation``'s data) a copy in flight writes, or
+        None when none does; ``bounds`` (smallest, largest offset within a block) of the
+        locations' view rule out copies to other parts of the allocation (a multi-buffered
+        loop's other stages) without comparing locations."""
+        lo, hi = bounds
+        hits = None
+        for copy in self.copies:
+            if copy.allocation is allocation and copy.bounds[0] <= hi and lo <= copy.bounds[1]:
+                found = np.isin(locations, copy.locations)
+                hits = found if hits is None else hits | found
+        return hits if hits is not None and hits.any() else None
 
     def writer_of(self, allocation: Allocation, location: int) -> Copy | None:
         """The newest copy in flight that writes ``location`` of ``allocation``."""

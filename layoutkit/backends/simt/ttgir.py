@@ -95,6 +95,7 @@ class TritonMachine(Machine):
     def __init__(self, kernel, chunk: Chunk, values: list, stats: Stats, buffers: list[Buffer]):
         super().__init__(kernel, chunk, values, stats)
         self.buffers = buffers
+        self._distributions: dict[int, tuple] = {}  # id of a tensor type -> (type, distribution)
 
     def _plan(self, block) -> list:
         """The machine's steps; with a cost recorder, each handler wrapped to count its op."""
@@ -106,14 +107,20 @@ class TritonMachine(Machine):
 
     # ----------------------------------------------------------------- distributions
     def distribution(self, op, type_: Attribute) -> Distribution:
-        """The distribution of tensor type ``type_`` (an error naming ``op`` if it has none)."""
+        """The distribution of tensor type ``type_`` (an error naming ``op`` if it has none),
+        kept per type object for the run (the IR's types live as long as it)."""
+        hit = self._distributions.get(id(type_))
+        if hit is not None and hit[0] is type_:
+            return hit[1]
         layout = getattr(getattr(type_, "encoding", None), "layout", None)
         if layout is None:
             self.fail(op, f"tensor type {type_} has no layout encoding")
         try:
-            return _distribution(layout, tuple(type_.get_shape()), self.geometry.slots_per_block)
+            dist = _distribution(layout, tuple(type_.get_shape()), self.geometry.slots_per_block)
         except LayoutError as err:
             self.fail(op, str(err))
+        self._distributions[id(type_)] = (type_, dist)
+        return dist
 
     def per_thread(self, per_slot: np.ndarray) -> np.ndarray:
         """An array over the slots of one block, repeated for every block of the chunk."""
@@ -236,25 +243,31 @@ class TritonMachine(Machine):
     # ----------------------------------------------------------------- pointers
     def decode(self, op, pointers: np.ndarray) -> tuple[int, np.ndarray]:
         """(buffer index, byte offsets) of a pointer array into one argument's buffer."""
+        which, offsets, _, _ = self._decode(op, pointers)
+        return which, offsets
+
+    def _decode(self, op, pointers: np.ndarray) -> tuple[int, np.ndarray, int, int]:
+        """:meth:`decode` and the smallest and largest byte offset."""
         low, high = (int(pointers.min()), int(pointers.max())) if pointers.size > 1 else (int(pointers.flat[0]),) * 2
         first = (low + _HALF) >> POINTER_SHIFT
         if (high + _HALF) >> POINTER_SHIFT != first:  # tags grow with the pointer: equal ends, equal all
             self.fail(op, "a tensor of pointers into several arguments is not supported")
         if not 1 <= first <= len(self.buffers):
             self.fail(op, f"pointer {int(pointers.flat[0])} does not point into a kernel argument")
-        return first - 1, pointers - (first << POINTER_SHIFT)
+        base = first << POINTER_SHIFT
+        return first - 1, pointers - base, low - base, high - base
 
     def element_index(self, op, pointers: np.ndarray, active: np.ndarray, type_: Attribute,
                       ) -> tuple[Buffer, np.ndarray]:
         """The buffer and element indices of an access through ``pointers`` (threads or 1,
         ...) by the ``active`` elements: out-of-bounds or misaligned accesses are reported
         with block, thread and element."""
-        which, offsets = self.decode(op, pointers)
+        which, offsets, low, high = self._decode(op, pointers)
         buffer = self.buffers[which]
         itemsize = pointee_dtype(type_).itemsize  # a bitcast pointer reads its own type
         index = offsets >> (itemsize.bit_length() - 1) if itemsize & (itemsize - 1) == 0 else offsets // itemsize
         size = buffer.data.nbytes // itemsize
-        if active.all() and int(offsets.min()) >= 0 and int(offsets.max()) < size * itemsize and (
+        if active.all() and low >= 0 and high < size * itemsize and (
                 itemsize == 1 or not (offsets & (itemsize - 1)).any()):
             return buffer, index  # every element active, in bounds and aligned: nothing to report
         bad = ((offsets % itemsize != 0) | (index < 0) | (index >= size)) & active

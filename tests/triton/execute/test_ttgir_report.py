@@ -207,3 +207,28 @@ def test_reduction_across_warps_goes_through_shared_memory():
                                 report=True)
     row = next(r for r in result.report.rows if r["op"] == "tt.reduce")
     assert ("bar.sync" in row["thread_instructions"]) == warps_on_axis
+
+
+def test_loop_copies_count_every_iteration_as_analyze_does():
+    """sm_80 64x64x32 matmul with K = 256 (8 iterations, their pointers stepping by whole
+    sectors): every copy's requests equal analyze's per request, and the totals are
+    programs x requests per execution x executions."""
+    source = text("matmul_64x64x32", "cuda-80")
+    size = 128
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((size, 256)).astype(np.float16)
+    b = rng.standard_normal((256, size)).astype(np.float16)
+    c = np.zeros((size, size), np.float16)
+    result = layoutkit.simulate(source, "matmul", grid=4, args=[a, b, c, size, size, 256, 256, size, size],
+                                report=True)
+    static = analyzed(source)
+    copies = [r for r in result.report.rows if r["op"] == "ttg.async_copy_global_to_local"]
+    assert copies
+    for row in copies:
+        s = static[(row["op"], row["ir_line"])].cost
+        s = s.get("global", s)
+        assert row["global"]["sectors_per_request"] == s["sectors_per_request"], row
+        assert row["global"]["minimum_per_request"] == s["minimum_per_request"], row
+    # a 64x32 (A) or 32x64 (B) f16 tile is 4096 bytes: 128 sectors, all touched, per program
+    # and copy executed (the prologue's and the loop's: 8 per program, masked ones excepted)
+    assert sum(r["global"]["sectors"] for r in copies) == 2 * 4 * 8 * 128

@@ -179,7 +179,7 @@ def load(m, op, mask) -> None:
     pointers = np.broadcast_to(pointers, np.broadcast_shapes(pointers.shape, active.shape))
     buffer, index = m.element_index(op, pointers, active, op.ptr.type)
     out = m.pointee_data(buffer, op.ptr.type)[index]
-    if op.other is not None or not active.all():
+    if not active.all():  # every element read: ``other`` is not taken
         other = m.value(op.other) if op.other is not None else np.zeros((1,) * out.ndim, out.dtype)
         out = np.where(active, out, other)
     m.env[op.result] = out

@@ -97,22 +97,49 @@ def _check_tensor(m, op, desc: MemDesc, tensor_type, mem_type) -> None:
                    f"{mem_type.element_type}")
 
 
+def _cached_view(m, key: tuple, source: MemDesc):
+    """The entry of ``m.cache`` under ``key`` made from the view ``source``, or None: views
+    are immutable, so an op given the same view object (a pipelined loop cycling through
+    its buffers) reuses what it derived from it. The entry keeps ``source`` alive, so its
+    id is not reused while the entry exists."""
+    hit = m.cache.get(key)
+    return hit[1] if hit is not None and hit[0] is source else None
+
+
 def _locations(m, op, desc: MemDesc, tensor_type) -> tuple[np.ndarray, object]:
     """(flat locations (blocks, slots, registers) in the allocation's data, distribution)
-    of each register of each thread of a tensor of ``tensor_type`` in ``desc``."""
+    of each register of each thread of a tensor of ``tensor_type`` in ``desc`` (read-only:
+    cached per op and view)."""
+    key = ("locations", op, id(desc))
+    hit = _cached_view(m, key, desc)
+    if hit is not None:
+        return hit
     dist = m.distribution(op, tensor_type)
     span = desc.allocation.data.shape[1]
     blocks = m.chunk.blocks
     per_block = desc.offsets[:, dist.linear]  # (1 or blocks, slots, registers)
     base = (np.arange(blocks, dtype=np.int64) * span)[:, None, None]
-    return per_block + base, dist
+    locations = per_block + base
+    locations.flags.writeable = False
+    m.cache[key] = (desc, (locations, dist))
+    return locations, dist
+
+
+def _bounds(m, desc: MemDesc) -> tuple[int, int]:
+    """(smallest, largest) offset of the view ``desc`` in a block's copy of its allocation."""
+    key = ("bounds", id(desc))
+    hit = _cached_view(m, key, desc)
+    if hit is None:
+        hit = (int(desc.offsets.min()), int(desc.offsets.max()))
+        m.cache[key] = (desc, hit)
+    return hit
 
 
 def check_pending(m, op, desc: MemDesc, locations: np.ndarray, verb: str, coords=None) -> None:
     """Fail when an async copy not yet waited for writes any of ``locations`` (blocks,
     slots, registers), naming the copy, the block and thread, and the element."""
-    pending = desc.allocation.pending.reshape(-1)[locations]
-    if not pending.any():
+    pending = _async(m).pending(desc.allocation, locations, _bounds(m, desc))
+    if pending is None:
         return
     first = np.argwhere(pending)[0]
     block, slot = int(first[0]), int(first[1]) if len(first) > 1 else 0
@@ -145,6 +172,14 @@ def _count_banks(m, op, desc: MemDesc, tensor_type, dist, store: bool) -> None:
     simulator's bank model."""
     if m.stats.banks is None:
         return
+    total = m.stats.banks.setdefault(op, [0, 0])
+    key = ("banks", op, id(desc))  # the chunk's count for a view seen before
+    hit = _cached_view(m, key, desc)
+    if hit is not None:
+        total[0] += hit[0]
+        total[1] += hit[1]
+        return
+    before = tuple(total)
     from layoutkit.analysis.hardware import element_bytes
     from layoutkit.analysis.matrix_access import matrix_access, supports
     from layoutkit.analysis.vectors import vectorize
@@ -161,7 +196,6 @@ def _count_banks(m, op, desc: MemDesc, tensor_type, dist, store: bool) -> None:
     else:  # one view for every block
         rows, counts = desc.offsets, [m.chunk.blocks]
     slots = m.geometry.slots_per_block
-    total = m.stats.banks.setdefault(op, [0, 0])
     for row, blocks in zip(rows, counts):
         key = ("banks", op, row.tobytes())  # a view's count, kept for the kernel (a few views per op)
         found = m.static.get(key)
@@ -182,6 +216,7 @@ def _count_banks(m, op, desc: MemDesc, tensor_type, dist, store: bool) -> None:
         m.static[key] = (int(waves), int(lower))
         total[0] += int(waves) * int(blocks)
         total[1] += int(lower) * int(blocks)
+    m.cache[("banks", op, id(desc))] = (desc, (total[0] - before[0], total[1] - before[1]))
 
 
 def _write(m, op, desc: MemDesc, value: np.ndarray, tensor_type, mask) -> None:
@@ -262,7 +297,13 @@ def memdesc_index(m, op, mask) -> None:
         m.fail(op, f"index {int(index[block])} out of bounds for {desc.shape[0]} sub-buffers",
                block * m.geometry.slots_per_block)
     if index.size == 1:
-        offsets = grid[:, int(index[0])]
+        key = ("memdesc_index", op, id(desc), int(index[0]))
+        view = _cached_view(m, key, desc)
+        if view is None:
+            view = desc.view(desc.shape[1:], np.ascontiguousarray(grid[:, int(index[0])]))
+            m.cache[key] = (desc, view)
+        m.env[op.result] = view
+        return
     else:
         grid = np.broadcast_to(grid, (m.chunk.blocks, *grid.shape[1:]))
         offsets = grid[np.arange(m.chunk.blocks), index]
@@ -273,12 +314,18 @@ def memdesc_index(m, op, mask) -> None:
 def memdesc_subslice(m, op, mask) -> None:
     """The box of the result's shape at ``offsets``."""
     desc = _desc(m, op, op.src)
+    key = ("memdesc_subslice", op, id(desc))
+    view = _cached_view(m, key, desc)
+    if view is not None:
+        m.env[op.result] = view
+        return
     origin = [int(v) for v in op.offsets.get_values()]
     shape = tuple(op.result.type.get_shape())
     if len(origin) != len(desc.shape) or any(o < 0 or o + s > d for o, s, d in zip(origin, shape, desc.shape)):
         m.fail(op, f"a {list(shape)} box at {origin} does not fit the memdesc's {list(desc.shape)}")
     box = desc.grid()[(slice(None), *(slice(o, o + s) for o, s in zip(origin, shape)))]
-    m.env[op.result] = desc.view(shape, box.reshape(box.shape[0], -1))
+    view = m.env[op.result] = desc.view(shape, box.reshape(box.shape[0], -1))
+    m.cache[key] = (desc, view)
 
 
 @handles(ttg.MemDescTransOp)
@@ -319,7 +366,7 @@ def async_copy(m, op, mask) -> None:
     pointers = np.broadcast_to(pointers, np.broadcast_shapes(pointers.shape, active.shape))
     buffer, index = m.element_index(op, pointers, active, src_type)
     values = buffer.data[index]
-    if op.other is not None or not active.all():
+    if not active.all():  # every element read: ``other`` is not taken
         other = m.value(op.other) if op.other is not None else np.zeros((1, 1), values.dtype)
         values = np.where(active, values, other)
     locations, dist = _locations(m, op, desc, src_type)
@@ -330,7 +377,7 @@ def async_copy(m, op, mask) -> None:
     else:
         writes = np.broadcast_to(mask.reshape(m.chunk.blocks, -1, 1), locations.shape)
         written = (locations[writes], values[writes])
-    _async(m).issue(Copy(op, desc.allocation, *written))
+    _async(m).issue(Copy(op, desc.allocation, *written, bounds=_bounds(m, desc)))
     m.env[op.token] = _TOKEN
 
 
