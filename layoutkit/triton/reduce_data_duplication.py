@@ -78,10 +78,17 @@ def _order_per_dim(linear, in_dim: str, default: list[int]) -> list[int]:
     return order + [d for d in default if d not in order]
 
 
+def register_order(layout, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Triton's ``getOrder`` of a distributed layout: dims by their first register basis, the
+    others after them from the last dim down."""
+    linear = layout.to_linear_layout(shape)
+    return tuple(_order_per_dim(linear, "register", list(reversed(range(len(shape))))))
+
+
 def order_for_memory(layout, shape: tuple[int, ...]) -> tuple[int, ...]:
     """Triton's ``getOrderForMemory`` of a distributed layout on ``shape``."""
     linear = layout.to_linear_layout(shape)
-    order = _order_per_dim(linear, "register", list(reversed(range(len(shape)))))
+    order = list(register_order(layout, shape))
     threads = _order_per_dim(linear, "lane", order)
     if order == threads:
         return tuple(order)
@@ -152,4 +159,4 @@ class TritonGPUReduceDataDuplicationPass(ModulePass):
                 _rewrite(cvt)
 
 
-__all__ = ["TritonGPUReduceDataDuplicationPass", "needs_shared_memory", "operand_swizzle", "order_for_memory"]
+__all__ = ["TritonGPUReduceDataDuplicationPass", "needs_shared_memory", "operand_swizzle", "order_for_memory", "register_order"]

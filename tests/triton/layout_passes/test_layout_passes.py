@@ -26,7 +26,8 @@ GOLDENS = Path(__file__).parent / "goldens"
 MANIFEST = json.loads((GOLDENS / "manifest.json").read_text())
 #: Triton's step name -> our pass
 OURS = {"coalesce": "tritongpu-coalesce", "accelerate-matmul": "tritongpu-accelerate-matmul",
-        "reduce-data-duplication": "tritongpu-reduce-data-duplication"}
+        "reduce-data-duplication": "tritongpu-reduce-data-duplication",
+        "optimize-dot-operands": "tritongpu-optimize-dot-operands"}
 ALL_STEPS = [dict(step, kernel=run["kernel"], target=run["target"]) for run in MANIFEST["runs"]
              for step in run["steps"] if step["pass"] in OURS]
 
