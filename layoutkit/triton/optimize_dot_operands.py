@@ -20,9 +20,16 @@ These are NVIDIA's pass (``passes.ttgpuir.add_optimize_dot_operands``); on ``hip
 make_ttgir runs AMD's pass of the same name instead, whose rewrites are not implemented here
 (the pass leaves hip modules unchanged, as Triton does on every golden kernel).
 
-Not implemented yet (no golden step changes by them): ``HoistLayoutConversion`` (a convert to a
-dot operand moved above elementwise ops back to a load) and ``SwizzleShmemConvert``
-(``cvt(trans(x))`` to a dot operand through a transposed shared view); such IR is left as is.
+- ``HoistLayoutConversion`` (to a fixpoint): ``convert(elementwise(x..)) -> #dot_op`` becomes
+  ``elementwise(convert(x) -> #dot_op, ..)`` when the elementwise op and every op met walking
+  the convert's backward slice nearest-first (MLIR's ``getBackwardSlice``, block arguments
+  omitted) up to the first ``tt.load`` or ``arith.constant`` can carry the dot encoding:
+  ``tt.fp_to_fp``, ``tt.bitcast`` or an arith op, except ``truncf``/``trunci``/``select``,
+  ``extf`` when ``kWidth = 1``, and ``uitofp`` from i1; the op has tensor operands and one
+  result. (Written from Triton's source; no golden step exercises it.)
+
+Not implemented yet: ``SwizzleShmemConvert`` (``cvt(trans(x))`` to a dot operand through a
+transposed shared view; no golden step uses it); such IR is left as is.
 
 Worked example: ``%y = arith.divf %x, %c3`` with ``%c3 = arith.constant dense<3.0> :
 tensor<64xf32, #l>`` -> ``%r = tt.approx_divf %one, %three : f32`` (``%one = 1.0``, ``%three
@@ -48,8 +55,10 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects import tt, ttg
 from layoutkit.ir.dialects.layouts import LayoutAttr
+from layoutkit.layouts.triton import DotOperandEncoding
 from layoutkit.layouts.triton.shared import NVMMASharedEncoding
 from layoutkit.triton.coalesce import require_ttgir
 from layoutkit.triton.reduce_data_duplication import register_order
@@ -107,6 +116,95 @@ def reciprocal_divisions(module: ModuleOp) -> None:
         if not old.result.uses:
             old.detach()
             old.erase()
+
+
+def _can_hoist(op: Operation, dot) -> bool:
+    """Triton's ``canHoistDotOpEncV2``."""
+    name = op.name
+    if name not in ("tt.fp_to_fp", "tt.bitcast") and not name.startswith("arith."):
+        return False
+    if name == "arith.extf" and dot.k_width == 1:
+        return False
+    if name in ("arith.trunci", "arith.truncf", "arith.select"):
+        return False
+    if name == "arith.uitofp":
+        t = op.operands[0].type
+        return str(getattr(t, "element_type", t)) != "i1"
+    return True
+
+
+def _backward_slice(root: Operation) -> list[Operation]:
+    """MLIR's ``getBackwardSlice`` (block arguments omitted): defining ops, defs before uses."""
+    order: list[Operation] = []
+    seen: set[Operation] = set()
+    stack: list[tuple[Operation, bool]] = [(root, False)]
+    while stack:
+        op, done = stack.pop()
+        if done:
+            if op is not root:
+                order.append(op)
+            continue
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.append((op, True))
+        for v in reversed(op.operands):
+            if isinstance(v.owner, Operation) and v.owner not in seen:
+                stack.append((v.owner, False))
+    return order
+
+
+def _hoist_once(cvt: Operation, rewriter: Rewriter) -> list[Operation]:
+    """One ``HoistLayoutConversion`` step on ``cvt``; the new converts (empty: no change)."""
+    ty = cvt.results[0].type
+    dot = getattr(ty.encoding, "layout", None)
+    src = cvt.operands[0].owner
+    if not isinstance(dot, DotOperandEncoding) or not isinstance(src, Operation):
+        return []
+    if not src.operands or len(src.results) != 1 or not isinstance(src.results[0].type, TensorType):
+        return []
+    if not all(isinstance(v.type, TensorType) for v in src.operands) or not _can_hoist(src, dot):
+        return []
+    for op in reversed(_backward_slice(cvt)):
+        if op.name in ("tt.load", "arith.constant"):
+            break
+        if not _can_hoist(op, dot):
+            return []
+    else:
+        return []
+    news = []
+    for v in src.operands:
+        new = ttg.ConvertLayoutOp.build(operands=[v], result_types=[
+            TensorType(v.type.element_type, ty.get_shape(), ty.encoding)])
+        new.location = cvt.location
+        news.append(new)
+    clone = type(src).create(operands=[new.results[0] for new in news], properties=dict(src.properties),
+                             attributes=dict(src.attributes), result_types=[
+                                 TensorType(src.results[0].type.element_type, ty.get_shape(), ty.encoding)])
+    clone.location = src.location
+    rewriter.insert_op([*news, clone], InsertPoint.before(cvt))
+    cvt.results[0].replace_all_uses_with(clone.results[0])
+    cvt.detach()
+    cvt.erase()
+    if not src.results[0].uses:
+        src.detach()
+        src.erase()
+    return news
+
+
+def hoist_layout_conversions(module: ModuleOp) -> None:
+    """``HoistLayoutConversion`` to a fixpoint (module doc)."""
+    rewriter = Rewriter()
+    todo = [o for o in module.walk() if isinstance(o, ttg.ConvertLayoutOp)]
+    steps = 0
+    while todo:
+        steps += 1
+        if steps > 100_000:
+            raise LayoutError("tritongpu-optimize-dot-operands: HoistLayoutConversion did not settle")
+        cvt = todo.pop()
+        if cvt.parent is None:
+            continue
+        todo.extend(_hoist_once(cvt, rewriter))
 
 
 def nvmma_shared(shape: tuple[int, ...], order: tuple[int, ...], bits: int) -> NVMMASharedEncoding:
@@ -173,7 +271,9 @@ class TritonGPUOptimizeDotOperandsPass(ModulePass):
         if isinstance(target, StringAttr) and target.data.startswith("hip:"):
             return  # AMD's own pass of this name: none of its rewrites is implemented here
         reciprocal_divisions(op)
+        hoist_layout_conversions(op)
         fuse_trans_mma_v3(op)
 
 
-__all__ = ["TritonGPUOptimizeDotOperandsPass", "fuse_trans_mma_v3", "nvmma_shared", "reciprocal_divisions"]
+__all__ = ["TritonGPUOptimizeDotOperandsPass", "fuse_trans_mma_v3", "hoist_layout_conversions", "nvmma_shared",
+           "reciprocal_divisions"]
