@@ -47,6 +47,8 @@ PASSES: dict[str, str] = {
     "pcf-convert-sref-to-memref": "layoutkit.passes.pcf_convert_sref_to_memref:PcfConvertSrefToMemrefPass",
     "pcf-lower-structural": "layoutkit.passes.pcf_lower_structural:PcfLowerStructuralPass",
     "convert-forall-to-pcf": "layoutkit.passes.convert_forall_to_pcf:ConvertForallToPcfPass",
+    "tritongpu-reduce-data-duplication": "layoutkit.triton.reduce_data_duplication:TritonGPUReduceDataDuplicationPass",
+    "tritongpu-optimize-dot-operands": "layoutkit.triton.optimize_dot_operands:TritonGPUOptimizeDotOperandsPass",
 }
 
 

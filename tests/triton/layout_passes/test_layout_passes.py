@@ -25,7 +25,9 @@ from test_convert_pass import check_type, describe  # noqa: E402
 GOLDENS = Path(__file__).parent / "goldens"
 MANIFEST = json.loads((GOLDENS / "manifest.json").read_text())
 #: Triton's step name -> our pass
-OURS = {"coalesce": "tritongpu-coalesce", "accelerate-matmul": "tritongpu-accelerate-matmul"}
+OURS = {"coalesce": "tritongpu-coalesce", "accelerate-matmul": "tritongpu-accelerate-matmul",
+        "reduce-data-duplication": "tritongpu-reduce-data-duplication",
+        "optimize-dot-operands": "tritongpu-optimize-dot-operands"}
 ALL_STEPS = [dict(step, kernel=run["kernel"], target=run["target"]) for run in MANIFEST["runs"]
              for step in run["steps"] if step["pass"] in OURS]
 
@@ -87,3 +89,23 @@ def test_ttir_input_is_one_error_line(capsys, name):
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1, err
     assert f"{name}: the module has no 'ttg.num-warps' attribute" in err, err
+
+
+def test_triton_layout_passes_follow_the_manifest_order():
+    from layoutkit.triton.gpu_pipeline import TRITON_LAYOUT_PASSES
+
+    mine = {name.removeprefix("tritongpu-") for name in TRITON_LAYOUT_PASSES}
+    for run in MANIFEST["runs"]:
+        if run["target"].startswith("cuda"):
+            order = tuple(f"tritongpu-{s['pass']}" for s in run["steps"] if s["pass"] in mine)
+            assert order == TRITON_LAYOUT_PASSES, run["kernel"]
+
+
+def test_reduce_data_duplication_runs_on_every_golden_and_rewrites_what_triton_rewrites():
+    steps = [s for s in STEPS if s["pass"] == "reduce-data-duplication"]
+    assert len(steps) == 3 * len(MANIFEST["kernels"])
+    changed = {(s["kernel"], s["target"]) for s in steps if s["changed"]}
+    assert ("attention_fwd", "hip:gfx942") in changed and ("dot_tf32_epilogue", "cuda:90") in changed
+    for s in steps:
+        text = (GOLDENS / s["output"]).read_text()
+        assert ("ttg.local_alloc" in text) == (s["changed"] or "ttg.local_alloc" in (GOLDENS / s["input"]).read_text())
