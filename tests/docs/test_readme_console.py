@@ -66,7 +66,8 @@ def test_readme_console_examples(tmp_path):
         if shown[-1:] == ["..."]:
             printed, shown = printed[:len(shown) - 1], shown[:-1]
         assert len(printed) == len(shown) and all(map(matches, shown, printed)), (section, command, printed)
-        assert run.returncode == (2 if any(line.startswith("error: ") for line in shown) else 0), command
+        failed = any(re.match(r"(\S+:\d+:\d+: )?error: ", line) for line in shown)  # CLI or IR error
+        assert run.returncode == (2 if failed else 0), command
 
 
 @pytest.mark.parametrize("shown, printed, expected", [
