@@ -368,6 +368,12 @@ def _block_counts(forall, workgroup_size) -> list[int] | None:
     return None
 
 
+def check_workgroup_size(sizes: tuple[int, ...]) -> None:
+    """The ``workgroup-size`` option: 1 to 3 positive integers (x, y, z), else a LayoutError."""
+    if len(sizes) > 3 or any(isinstance(w, bool) or w < 1 for w in sizes):
+        raise LayoutError(f"workgroup-size: expected 1 to 3 positive integers (x,y,z), got {list(sizes)}")
+
+
 @dataclass(frozen=True)
 class DistributeToThreadsPass(ModulePass):
     """Spread the linalg ops of each block tile over the workgroup's threads (scalar code)."""
@@ -376,9 +382,7 @@ class DistributeToThreadsPass(ModulePass):
     workgroup_size: tuple[int, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if len(self.workgroup_size) > 3 or any(isinstance(w, bool) or w < 1 for w in self.workgroup_size):
-            raise LayoutError(f"workgroup-size: expected 1 to 3 positive integers (x,y,z), "
-                              f"got {list(self.workgroup_size)}")
+        check_workgroup_size(self.workgroup_size)
         for function in op.body.block.ops:
             if not isinstance(function, func.FuncOp):
                 continue

@@ -37,10 +37,14 @@ from xdsl.passes import ModulePass
 
 from layoutkit.analysis import shared_wavefronts
 from layoutkit.core.indices import unravel
-from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects.upstream import gpu
 from layoutkit.ir.dialects.upstream.scf import ForallOp
-from layoutkit.passes.distribute_to_threads import _size_of, _upper_bound, thread_counts
+from layoutkit.passes.distribute_to_threads import (
+    _size_of,
+    _upper_bound,
+    check_workgroup_size,
+    thread_counts,
+)
 from layoutkit.passes.linalg_structure import (
     is_structured,
     loop_kinds,
@@ -187,9 +191,7 @@ class PromoteToWorkgroupMemoryPass(ModulePass):
     workgroup_size: tuple[int, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if len(self.workgroup_size) > 3 or any(isinstance(w, bool) or w < 1 for w in self.workgroup_size):
-            raise LayoutError(f"workgroup-size: expected 1 to 3 positive integers (x,y,z), "
-                              f"got {list(self.workgroup_size)}")
+        check_workgroup_size(self.workgroup_size)
         for function in op.body.block.ops:
             if isinstance(function, func.FuncOp):
                 for forall in [f for f in function.walk() if isinstance(f, ForallOp)]:
