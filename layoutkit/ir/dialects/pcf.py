@@ -748,7 +748,19 @@ class _Slice:
 
 
 class _ReadLike(_Slice):
-    """Parse, print and verify of ``read_slice`` and ``get_memref`` (same text form)."""
+    """Fields, parse, print and verify of ``read_slice``, ``get_memref`` and ``subview`` (same
+    text form); xDSL collects the IRDL fields along the MRO, so each op adds only its name,
+    docstring and ``RESULTS``."""
+
+    source = operand_def(ShapedRefType)
+    offsets = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    static_offsets = prop_def(DenseArrayBase)
+    static_sizes = prop_def(DenseArrayBase)
+    static_strides = prop_def(DenseArrayBase)
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -793,15 +805,6 @@ class ReadSliceOp(_ReadLike, IRDLOperation):
     a vector result may be larger than the sizes (its extra lanes are undefined)."""
 
     name = "pcf.read_slice"
-    source = operand_def(ShapedRefType)
-    offsets = var_operand_def(IndexType)
-    sizes = var_operand_def(IndexType)
-    strides = var_operand_def(IndexType)
-    static_offsets = prop_def(DenseArrayBase)
-    static_sizes = prop_def(DenseArrayBase)
-    static_strides = prop_def(DenseArrayBase)
-    result = result_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     RESULTS: ClassVar[tuple] = (TensorType, VectorType)
 
 
@@ -812,15 +815,6 @@ class GetMemrefOp(_ReadLike, IRDLOperation):
     its layout is fully dynamic and it has no memory space (conversion decides both)."""
 
     name = "pcf.get_memref"
-    source = operand_def(ShapedRefType)
-    offsets = var_operand_def(IndexType)
-    sizes = var_operand_def(IndexType)
-    strides = var_operand_def(IndexType)
-    static_offsets = prop_def(DenseArrayBase)
-    static_sizes = prop_def(DenseArrayBase)
-    static_strides = prop_def(DenseArrayBase)
-    result = result_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     RESULTS: ClassVar[tuple] = (MemRefType,)
 
     def verify_result_extra(self, rtype) -> None:

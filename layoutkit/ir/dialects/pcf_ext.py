@@ -663,15 +663,6 @@ class SubviewOp(_ReadLike, IRDLOperation):
     a view of the same storage; view element ``(a, b)`` is source element ``(%i + a, 0 + 2 * b)``."""
 
     name = "pcf.subview"
-    source = operand_def(ShapedRefType)
-    offsets = var_operand_def(IndexType)
-    sizes = var_operand_def(IndexType)
-    strides = var_operand_def(IndexType)
-    static_offsets = prop_def(DenseArrayBase)
-    static_sizes = prop_def(DenseArrayBase)
-    static_strides = prop_def(DenseArrayBase)
-    result = result_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     RESULTS: ClassVar[tuple] = (ShapedRefType,)
 
     def verify_result_extra(self, rtype) -> None:
