@@ -20,7 +20,8 @@ dialect under :mod:`layoutkit.backends.simt.ops`, registered by op class
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
@@ -50,8 +51,10 @@ class Stats:
     A run stops with an error naming the loop once more than ``max_steps`` ops executed."""
 
     def __init__(self, count_banks: bool = False, check_races: bool = True,
-                 max_steps: int = DEFAULT_MAX_STEPS, count_sectors: bool = False) -> None:
+                 max_steps: int = DEFAULT_MAX_STEPS, count_sectors: bool = False,
+                 batch_loops: bool = True) -> None:
         self.max_steps = max_steps
+        self.batch_loops = batch_loops  # run independent loop iterations side by side
         self.ops = 0
         self.thread_instructions = 0
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
@@ -149,6 +152,7 @@ class Machine:
     """Runs one kernel over one chunk of blocks."""
 
     what = "kernel"  # how errors name the function run
+    batches_loops = True  # independent scf.for iterations may run side by side (batching)
 
     def __init__(self, kernel: gpu.FuncOp, chunk: Chunk, globals_: list, stats: Stats):
         self.kernel = kernel
@@ -170,6 +174,8 @@ class Machine:
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
         self.cache: dict = {}  # handlers' data kept for the run (e.g. mma's gathered A)
+        self.weight = 1  # sequential iterations each op stands for (batching.run)
+        self.batch_loops = stats.batch_loops and self.batches_loops
         self.handlers: dict[type, Callable] = handlers()
         self.observers = ([RaceChecker()] if stats.check_races else []) + (
             [BankCounter(stats.banks)] if stats.banks is not None else [])
@@ -223,9 +229,10 @@ class Machine:
             self.step_limit(block)
         outer_full = self.full
         self.full = count == self.chunk.threads
+        weight = self.weight
         try:
             for handler, op in steps:
-                stats.ops += 1
+                stats.ops += weight
                 stats.thread_instructions += count
                 if handler is None:
                     # terminators: yielded values; scf.condition gives [condition, *args]
@@ -234,6 +241,20 @@ class Machine:
             return None
         finally:
             self.full = outer_full
+
+    @contextmanager
+    def repeated_slots(self, times: int) -> Iterator[None]:
+        """Run ops over this chunk's thread slots ``times`` over (:meth:`Chunk.repeated`),
+        each op counting ``times`` executions: iterations side by side
+        (:mod:`~layoutkit.backends.simt.batching`). Caches shaped by the slots are set aside."""
+        saved = self.chunk, self._bases, self.thread_ids, self.weight, self.full
+        self.chunk = self.chunk.repeated(times)
+        self._bases, self.thread_ids = {}, {}
+        self.weight *= times
+        try:
+            yield
+        finally:
+            self.chunk, self._bases, self.thread_ids, self.weight, self.full = saved
 
     def step_limit(self, block: Block) -> None:
         """Stop the run: it executed more ops than ``max_steps`` (the op owning ``block``,
@@ -509,11 +530,12 @@ class Machine:
         return answer
 
     def private_columns(self, ndim: int) -> np.ndarray:
-        """Each thread's column of private data, shaped (threads, 1, ...) to ``ndim`` dims."""
+        """Each thread slot's column of private data, shaped (threads, 1, ...) to ``ndim``
+        dims (a slot repeated for loop batching has its thread's column)."""
         key = ("private columns", ndim)
         columns = self._bases.get(key)
         if columns is None:
-            columns = self._bases[key] = np.arange(self.chunk.threads).reshape((-1,) + (1,) * (ndim - 1))
+            columns = self._bases[key] = self.chunk.column.reshape((-1,) + (1,) * (ndim - 1))
         return columns
 
     def transfer_owner(self, buffer: Buffer, flat: np.ndarray):

@@ -86,6 +86,8 @@ def load(m, op, mask) -> None:
             for n in vshape:
                 size *= n
             rows = buffer.data[start:start + size]
+            if rows.shape[1] != m.chunk.threads:  # thread slots repeated (loop batching)
+                rows = rows[:, m.chunk.column]
             env[result] = rows.T.copy().reshape((rows.shape[1], *vshape)) if vshape else rows[0].copy()
             return
     elif vshape and vshape[-1] >= ROW_ACCESS:
@@ -96,6 +98,8 @@ def load(m, op, mask) -> None:
         if space == "private":
             # private data is (elements, threads): the elements' rows, threads last
             rows = buffer.data[flat[0]]  # a vector index copies; a scalar one is a view
+            if rows.shape[-1] != m.chunk.threads:  # thread slots repeated (loop batching)
+                rows = rows[..., m.chunk.column]
             env[result] = threads_first(rows) if vshape else rows.copy()
             return
         if space == "global":
@@ -183,7 +187,8 @@ def store(m, op, mask) -> None:
             count_global_sectors(m, op, buffer, ids, flat)
         return
     if space == "private":
-        columns = m.private_columns(flat.ndim) if ids is None else ids.reshape((-1,) + (1,) * (flat.ndim - 1))
+        columns = m.private_columns(flat.ndim) if ids is None else m.chunk.column[ids].reshape(
+            (-1,) + (1,) * (flat.ndim - 1))
         buffer.data[flat, columns] = value
         return
     loc = m.shared_location(buffer, flat, ids)
