@@ -19,9 +19,11 @@ seen by another, proved from the IR (``plan``) and the buffers at run time (``ru
   from outside it;
 - each memref the body stores to is either *iteration-private*: every access to it has
   the induction variable as the index of one and the same dimension outside the vector
-  (iteration j touches only coordinate ``lb + j * step`` there), or *written once*: one
-  store directly in the body and no load of it, so the stores land in iteration-major,
-  thread-minor order, the sequential order;
+  (iteration j touches only coordinate ``lb + j * step`` there), or *written only*: stores
+  directly in the body and no load of it. One store lands in iteration-major,
+  thread-minor order, the sequential order; with several, each element keeps the value
+  of the latest iteration that stored it (:meth:`Machine.latest_stores`), as when run in
+  order;
 - at run time, a stored memref's buffer shares no memory with another accessed memref's.
 
 Example: ``scf.for %ni = 0 to 8 { ... %c = vector.load %acc[%mi, %ni, 0, 0] ...
@@ -59,6 +61,7 @@ class Plan:
     outer: tuple[SSAValue, ...]
     accessed: tuple[SSAValue, ...]
     stored: tuple[tuple[SSAValue, int | None], ...]
+    ordered: tuple[SSAValue, ...]  # written only, by several stores: latest iteration wins
     ops: int  # ops of the body (nested ones once): a lower bound of one iteration's count
 
 
@@ -78,8 +81,9 @@ def plan(loop: scf.ForOp) -> Plan | None:
     for op in loop.body.walk():
         if not isinstance(op, _PER_THREAD) and not op.name.startswith("arith."):
             return None
-        if isinstance(op, scf.ForOp) and op.iter_args:
-            return None
+        if isinstance(op, scf.ForOp) and (op.iter_args or any(
+                _inside(loop, v) for v in (op.lb, op.ub, op.step))):
+            return None  # (bounds from inside could differ by iteration: other op counts)
         for operand in op.operands:
             if not _inside(loop, operand):
                 outer.setdefault(operand)
@@ -92,7 +96,7 @@ def plan(loop: scf.ForOp) -> Plan | None:
             lead = len(op.indices) - vector_rank
             dims = {d for d, index in enumerate(op.indices) if index is iv and d < lead}
             uses.setdefault(ref, []).append((op, dims))
-    stored = []
+    stored, ordered = [], []
     for ref, accesses in uses.items():
         stores = [op for op, _ in accesses if isinstance(op, _STORES)]
         if not stores:
@@ -100,11 +104,13 @@ def plan(loop: scf.ForOp) -> Plan | None:
         common = set.intersection(*(dims for _, dims in accesses))
         if common:
             stored.append((ref, min(common)))
-        elif len(accesses) == 1 and stores[0].parent_op() is loop:
+        elif len(stores) == len(accesses) and all(store.parent_op() is loop for store in stores):
             stored.append((ref, None))
+            if len(stores) > 1:
+                ordered.append(ref)
         else:
             return None
-    return Plan(tuple(outer), tuple(uses), tuple(stored), sum(1 for _ in loop.body.walk()))
+    return Plan(tuple(outer), tuple(uses), tuple(stored), tuple(ordered), sum(1 for _ in loop.body.walk()))
 
 
 def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
@@ -139,7 +145,7 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
             for v, value in saved.items():
                 if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1:
                     env[v] = np.tile(value, (times,) + (1,) * (value.ndim - 1))
-            with m.repeated_slots(times):
+            with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
                 env[iv_arg] = np.repeat(np.asarray(values, dtype), threads)
                 m.run_block(body, np.tile(mask, times))
     finally:

@@ -116,8 +116,7 @@ def load(m, op, mask) -> None:
             count_global_sectors(m, op, buffer, ids, flat)
         return
     if space == "private":
-        threads = m.private_columns(flat.ndim)
-        env[result] = buffer.data[flat, threads]
+        env[result] = np.take(buffer.data.reshape(-1), m.private_locations(buffer, flat))
         return
     loc = m.shared_location(buffer, flat)
     env[result] = buffer.data.reshape(-1)[loc]
@@ -182,17 +181,21 @@ def store(m, op, mask) -> None:
         flat = full(flat, threads)[ids]
         value = full(value, threads)[ids]
     if space == "global":
-        buffer.data[flat] = value
+        if m.ordered:
+            written, value = m.latest_stores(buffer, ids, flat, value)
+            buffer.data[written] = value
+        else:
+            buffer.data[flat] = value
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
         return
     if space == "private":
-        columns = m.private_columns(flat.ndim) if ids is None else m.chunk.column[ids].reshape(
-            (-1,) + (1,) * (flat.ndim - 1))
-        buffer.data[flat, columns] = value
+        buffer.data.reshape(-1)[m.private_locations(buffer, flat, ids)] = value
         return
     loc = m.shared_location(buffer, flat, ids)
     m.shared_access(op, buffer, "store", ids, flat, loc)
+    if m.ordered:
+        loc, value = m.latest_stores(buffer, ids, loc, value)
     buffer.data.reshape(-1)[loc] = value
 
 
