@@ -138,16 +138,21 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
     body = loop.body.blocks[0]
     iv_arg = body.args[0]
     saved = {v: env[v] for v in cached.outer}
+    mine: list[int] = []  # this run's entries of m.repeated
     try:
         for first in range(0, len(ivs), group):
             values = ivs[first:first + group]
             times = len(values)
             for v, value in saved.items():
                 if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1:
-                    env[v] = np.tile(value, (times,) + (1,) * (value.ndim - 1))
+                    wide = env[v] = np.tile(value, (times,) + (1,) * (value.ndim - 1))
+                    m.repeated[id(wide)] = (wide, value, times)
+                    mine.append(id(wide))
             with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
                 env[iv_arg] = np.repeat(np.asarray(values, dtype), threads)
                 m.run_block(body, np.tile(mask, times))
     finally:
         env.update(saved)
+        for key in mine:
+            m.repeated.pop(key, None)
     return True

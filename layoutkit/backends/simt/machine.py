@@ -26,6 +26,7 @@ from contextlib import contextmanager
 import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
 
+from layoutkit.backends.simt.allocator import keep_freed_memory
 from layoutkit.backends.simt.dtypes import element_dtype
 from layoutkit.backends.simt.errors import SimulationError
 from layoutkit.backends.simt.launch import Chunk
@@ -156,6 +157,7 @@ class Machine:
     batches_loops = True  # independent scf.for iterations may run side by side (batching)
 
     def __init__(self, kernel: gpu.FuncOp, chunk: Chunk, globals_: list, stats: Stats):
+        keep_freed_memory()  # (once per process: freed arrays' pages stay mapped)
         self.kernel = kernel
         self.chunk = chunk
         self.geometry = chunk.geometry
@@ -174,9 +176,13 @@ class Machine:
         self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
+        # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
+        self._slot_caches: dict[Chunk, tuple[dict, dict]] = {}
         self.cache: dict = {}  # handlers' data kept for the run (e.g. mma's gathered A)
         self.weight = 1  # sequential iterations each op stands for (batching.run)
         self.ordered: dict[int, tuple] = {}  # buffers whose batched stores keep iteration order
+        # values repeated for a batched loop: id -> (repeated value, original, times)
+        self.repeated: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
         self._epoch = 0  # order keys of one batched run: epoch + iteration (latest_stores)
         self.batch_loops = stats.batch_loops and self.batches_loops
         self.handlers: dict[type, Callable] = handlers()
@@ -249,7 +255,7 @@ class Machine:
     def repeated_slots(self, times: int, ordered: list[Buffer] = ()) -> Iterator[None]:
         """Run ops over this chunk's thread slots ``times`` over (:meth:`Chunk.repeated`),
         each op counting ``times`` executions: iterations side by side
-        (:mod:`~layoutkit.backends.simt.batching`). Caches shaped by the slots are set aside.
+        (:mod:`~layoutkit.backends.simt.batching`). Caches shaped by the slots are kept per chunk.
         Stores to the ``ordered`` buffers keep the latest iteration's value
         (:meth:`latest_stores`)."""
         saved = self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered
@@ -257,7 +263,7 @@ class Machine:
         self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads)
                                            for b in ordered}}
         self.chunk = self.chunk.repeated(times)
-        self._bases, self.thread_ids = {}, {}
+        self._bases, self.thread_ids = self._slot_caches.setdefault(self.chunk, ({}, {}))
         self.weight *= times
         try:
             yield
