@@ -355,10 +355,13 @@ class Machine:
         data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see ops.memref.load
         return Buffer(name, "private", shape, data, str(type_))
 
-    def addresses(self, op, buffer: Buffer, indices, vshape, mask, rows: bool = False) -> np.ndarray:
+    def addresses(self, op, buffer: Buffer, indices, vshape, mask, rows: bool = False,
+                  starts: bool = False) -> np.ndarray:
         """Flat element offsets, shape (threads or 1, *vshape), of an access; with ``rows``,
         only the offsets of the vector's rows (its elements whose last index is 0), shape
-        (threads or 1, *vshape[:-1]): each row is vshape[-1] consecutive elements.
+        (threads or 1, *vshape[:-1]): each row is vshape[-1] consecutive elements; with
+        ``starts``, only each thread's first element, shape (threads or 1,) (:meth:`spread`
+        adds the rest).
 
         Checks bounds for active threads: each index within its dimension, and a vector
         access of shape (..., n) starting at index i in the last dims within them too.
@@ -394,22 +397,39 @@ class Machine:
         if suspect:
             self._check_bounds(op, buffer, indices, vshape, mask)
         if flat is None:  # uniform: the vector's offsets (1, *vshape) moved to the start
+            if starts:
+                return np.array([start], np.int64)
             offsets = self._vector_offsets(buffer, vshape, 1)
             return (offsets[..., 0] if rows and vshape else offsets) + start
         if start:
             flat = flat + start
-        spread = vshape[:-1] if rows else vshape
-        if spread:
-            n = flat.shape[0]
-            offsets = self._vector_offsets(buffer, vshape, 1)
-            if not rows and n * offsets.size <= _SMALL_REPEAT:
-                # repeat + add on equal shapes: numpy's broadcast over a short inner axis is
-                # slow on small arrays (np.repeat is slow on big ones)
-                offsets = self._vector_offsets(buffer, vshape, n)
-                flat = np.repeat(flat, offsets[0].size).reshape(offsets.shape) + offsets
-            else:
-                flat = flat.reshape((n,) + (1,) * len(spread)) + (offsets[..., 0] if rows else offsets)
-        return flat
+        if starts:
+            return flat
+        if rows and len(vshape) > 1:
+            offsets = self._vector_offsets(buffer, vshape, 1)[..., 0]
+            return flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
+        return flat if rows else self.spread(flat, buffer, vshape)
+
+    def spread(self, starts: np.ndarray, buffer: Buffer, vshape: tuple[int, ...], scale: int = 1) -> np.ndarray:
+        """The locations (n, *vshape) of the vectors of ``buffer`` starting at ``starts``
+        (n,), each element's offset from the start times ``scale`` (private memory's
+        (elements, threads) data: the threads). Example: starts [0, 8] of memref<4x8xf32>,
+        vector<2xf32> -> [[0, 1], [8, 9]].
+
+        Each start repeated, plus the offsets repeated n times (kept): adds of equal shapes,
+        as numpy's broadcast of (n, 1) over a short axis is several times slower.
+        """
+        if not vshape:
+            return starts
+        n = starts.shape[0]
+        key = (buffer.strides, vshape, n, scale)
+        offsets = self._offsets.get(key)
+        if offsets is None:
+            offsets = self._vector_offsets(buffer, vshape, 1)[0] * scale
+            if n * offsets.size > _SMALL_REPEAT:  # (big ones are not kept)
+                return starts.reshape((n,) + (1,) * len(vshape)) + offsets
+            offsets = self._offsets[key] = np.ascontiguousarray(np.broadcast_to(offsets, (n, *vshape)))
+        return np.repeat(starts, offsets[0].size).reshape(offsets.shape) + offsets
 
     def _largest(self, index: np.ndarray) -> int:
         """The largest of a per-thread index read as unsigned (a negative one is huge).
@@ -570,20 +590,15 @@ class Machine:
             answer = self._widths[key] = bool(np.array_equal(offsets, np.arange(offsets.size)))
         return answer
 
-    def private_locations(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
-        """Flat locations in private ``buffer``'s (elements, columns) data of element offsets
-        ``flat`` (one row per thread slot, or per slot of ``ids``): ``offset * columns +
-        column``. One multiply-add on equal shapes (a 2-d fancy index, or an add of a (n, 1)
-        column, is several times slower on short vectors). Example: 128 columns, slot 3 at
-        offset 5 -> 643."""
-        key = ("private locations", flat.shape[1:])
-        columns = self._bases.get(key)
-        if columns is None:
-            per_slot = flat[0].size if flat.shape[0] else 1
-            columns = self._bases[key] = np.repeat(self.chunk.column, per_slot).reshape(
-                (self.chunk.threads, *flat.shape[1:]))
+    def private_locations(self, buffer: Buffer, starts: np.ndarray, vshape: tuple[int, ...],
+                          ids: np.ndarray | None = None) -> np.ndarray:
+        """Flat locations (n, *vshape) in private ``buffer``'s (elements, columns) data of the
+        vectors starting at element offsets ``starts`` (one per thread slot, or per slot of
+        ``ids``): ``offset * columns + column``, formed per thread and then spread over the
+        vector. Example: 128 columns, slot 3, vector<2xf32> at offset 5 -> [643, 771]."""
         width = buffer.data.shape[1]
-        return flat * width + (columns if ids is None else columns[ids])
+        columns = self.chunk.column if ids is None else self.chunk.column[ids]
+        return self.spread(starts * width + columns, buffer, vshape, width)
 
     def transfer_owner(self, buffer: Buffer, flat: np.ndarray):
         threads = self.chunk.threads

@@ -90,6 +90,12 @@ def load(m, op, mask) -> None:
                 rows = rows[:, m.chunk.column]
             env[result] = rows.T.copy().reshape((rows.shape[1], *vshape)) if vshape else rows[0].copy()
             return
+        starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
+        if starts.shape[0] != 1:
+            if not m.full:  # (inactive threads may be out of bounds: read element 0)
+                starts = np.where(mask, starts, 0)
+            env[result] = np.take(buffer.data.reshape(-1), m.private_locations(buffer, starts, vshape))
+            return
     elif vshape and vshape[-1] >= ROW_ACCESS:
         _load_rows(m, op, buffer, indices, vshape, mask, result)
         return
@@ -114,9 +120,6 @@ def load(m, op, mask) -> None:
         env[result] = buffer.data[flat]
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
-        return
-    if space == "private":
-        env[result] = np.take(buffer.data.reshape(-1), m.private_locations(buffer, flat))
         return
     loc = m.shared_location(buffer, flat)
     env[result] = buffer.data.reshape(-1)[loc]
@@ -165,9 +168,17 @@ def store(m, op, mask) -> None:
                 size *= n
             buffer.data[start:start + size] = value.reshape(value.shape[0], size).T
             return
-    flat = m.addresses(op, buffer, indices, vshape, mask)
     threads = m.chunk.threads
     ids = None if m.full else np.flatnonzero(mask)
+    if space == "private":
+        starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
+        if starts.shape[0] != 1:
+            value = full(value, threads)
+            if ids is not None:
+                starts, value = starts[ids], value[ids]
+            buffer.data.reshape(-1)[m.private_locations(buffer, starts, vshape, ids)] = value
+            return
+    flat = m.addresses(op, buffer, indices, vshape, mask)
     if space == "private" and flat.shape[0] == 1:
         if ids is None:  # (a uniform value broadcasts over the threads)
             buffer.data[flat[0]] = threads_last(value)
@@ -188,9 +199,6 @@ def store(m, op, mask) -> None:
             buffer.data[flat] = value
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
-        return
-    if space == "private":
-        buffer.data.reshape(-1)[m.private_locations(buffer, flat, ids)] = value
         return
     loc = m.shared_location(buffer, flat, ids)
     m.shared_access(op, buffer, "store", ids, flat, loc)
