@@ -145,14 +145,37 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
             times = len(values)
             for v, value in saved.items():
                 if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1:
-                    wide = env[v] = np.tile(value, (times,) + (1,) * (value.ndim - 1))
+                    wide = env[v] = _repeat(m, value, times)
                     m.repeated[id(wide)] = (wide, value, times)
                     mine.append(id(wide))
             with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
                 env[iv_arg] = np.repeat(np.asarray(values, dtype), threads)
-                m.run_block(body, np.tile(mask, times))
+                m.run_block(body, _repeat(m, mask, times))
     finally:
         env.update(saved)
         for key in mine:
             m.repeated.pop(key, None)
     return True
+
+
+_KEPT = 256  # repeated values kept per machine (see _repeat)
+
+
+def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
+    """``value`` (threads, ...) repeated ``times`` over along the threads. Values are never
+    written in place, so a repeat is kept by the value's identity (holding the value, so
+    its id is not reused): a loop's values from outside, such as the thread's lane, are
+    the same arrays each time the loop runs."""
+    key = ("repeat", id(value), times)
+    kept = m.cache.get(key)
+    if kept is not None and kept[0] is value:
+        return kept[1]
+    wide = np.tile(value, (times,) + (1,) * (value.ndim - 1))
+    count = m.cache.get("repeats", 0)
+    if count >= _KEPT:
+        for old in [k for k in m.cache if isinstance(k, tuple) and k[0] == "repeat"]:
+            del m.cache[old]
+        count = 0
+    m.cache["repeats"] = count + 1
+    m.cache[key] = (value, wide)
+    return wide
