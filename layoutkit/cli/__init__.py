@@ -29,6 +29,8 @@ SUBCOMMANDS = {
     "opt": ("layoutkit.cli.opt", "Run passes over MLIR text, as mlir-opt does."),
     "compile": ("layoutkit.cli.compile", "Compile linalg on tensors to GPU kernels and a host function."),
     "analyze": ("layoutkit.cli.analyze", "The cost of every layout in a Triton kernel (TTGIR)."),
+    "compare-pipelines": ("layoutkit.cli.compare_pipelines",
+                          "Triton's layout passes vs cost-model=exact on a TTIR kernel, side by side."),
 }
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from layoutkit import LayoutError
 from layoutkit.ir import make_context, parse_module
 from layoutkit.passes import pass_class
 
