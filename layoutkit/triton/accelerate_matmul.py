@@ -131,14 +131,16 @@ def instr_shape_v3(shape: tuple[int, ...], element, num_warps: int) -> tuple[int
 
 
 def _forward_slice(op: Operation) -> set[Operation]:
-    """MLIR's ``getForwardSlice`` of ``op``: every transitive user of its results."""
+    """MLIR's ``getForwardSlice`` of ``op``: every transitive user of its results, and every op
+    nested in the regions of an op of the slice (with their users)."""
     seen, todo = set(), [op]
     while todo:
-        for result in todo.pop().results:
-            for use in result.uses:
-                if use.operation not in seen:
-                    seen.add(use.operation)
-                    todo.append(use.operation)
+        current = todo.pop()
+        nested = [o for region in current.regions for block in region.blocks for o in block.ops]
+        for other in [*(use.operation for result in current.results for use in result.uses), *nested]:
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
     return seen
 
 
