@@ -186,3 +186,20 @@ def test_the_numpy_check_catches_a_wrong_kernel():
         module = parse_module(body)
         pass_class("triton-gpu-pipeline")(target="cuda:80", num_warps=4).apply(make_context(), module)
         assert check_with_numpy("vector_add", module) == verdict
+
+
+def test_every_golden_kernel_has_a_numpy_check():
+    from layoutkit.backends.simt.golden_checks import CHECKS
+
+    assert set(CHECKS) == set(json.loads((FRONTEND / "manifest.json").read_text())["kernels"])
+
+
+@pytest.mark.parametrize("kernel", sorted(json.loads((FRONTEND / "manifest.json").read_text())["kernels"]))
+def test_numpy_checks_pass_on_tritons_own_layout_pass_output(kernel):
+    """The references agree with what Triton 3.9's layout passes made of each golden (cuda:90:
+    mma v3 matmuls and attention included)."""
+    from layoutkit.backends.simt.golden_checks import check_with_numpy
+    from layoutkit.triton.compare import triton_golden_output
+
+    path = triton_golden_output(kernel, "cuda:90", 4)
+    assert check_with_numpy(kernel, parse_module(path.read_text()), seed=5) == "equal"
