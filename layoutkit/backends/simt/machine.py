@@ -32,7 +32,7 @@ from layoutkit.backends.simt.memory import Buffer, RaceTracker
 from layoutkit.backends.simt.observers import BankCounter, RaceChecker
 from layoutkit.backends.simt.registry import TERMINATORS, handlers
 from layoutkit.ir.context import op_line
-from layoutkit.ir.dialects.upstream import gpu
+from layoutkit.ir.dialects.upstream import gpu, nvvm
 
 # per-op data read once from the IR (operands, shapes, dtypes) for the hot handlers, kept on
 # the kernel op so that it lives exactly as long as the kernel
@@ -115,6 +115,15 @@ def expand(cond: np.ndarray, ndim: int) -> np.ndarray:
     return cond.reshape(cond.shape + (1,) * (ndim - cond.ndim))
 
 
+def uses_named_barriers(op: Operation) -> bool:
+    """Whether ``op`` contains ``nvvm.barrier`` / ``nvvm.barrier.arrive`` (kept on the op)."""
+    cached = op.__dict__.get("_layoutkit_named_barriers")
+    if cached is None:
+        cached = any(isinstance(inner, (nvvm.BarrierOp, nvvm.BarrierArriveOp)) for inner in op.walk())
+        op.__dict__["_layoutkit_named_barriers"] = cached
+    return cached
+
+
 def _releases(entry: Block) -> list[list[SSAValue]]:
     """For each op of the kernel's entry block, the values no later op needs once it ran:
     entry-block values whose last use (anywhere inside) is under that op, and every value
@@ -174,11 +183,24 @@ class Machine:
         self.observers = ([RaceChecker()] if stats.check_races else []) + (
             [BankCounter(stats.banks)] if stats.banks is not None else [])
         self.races_only = stats.check_races and stats.banks is None
+        self.named_barriers = uses_named_barriers(kernel)
+        self._scheduler = None
         # gpu.func attributions: workgroup ones are shared buffers, private ones per thread
         for arg in getattr(kernel, "workgroup_arguments", ()):
             self.env[arg] = self.shared_buffer(kernel, arg.name_hint or "workgroup", arg.type)
         for arg in getattr(kernel, "private_arguments", ()):
             self.env[arg] = self.private_buffer(kernel, arg.name_hint or "private", arg.type)
+
+    def scheduler(self):
+        """The fibers and named barriers of this block (:mod:`~layoutkit.backends.simt.fibers`)."""
+        if self._scheduler is None:
+            from layoutkit.backends.simt.fibers import Scheduler
+
+            if self.chunk.blocks != 1:
+                raise SimulationError(f"{self.what} @{self.kernel.sym_name.data}: named barriers "
+                                      "are simulated one block per chunk")
+            self._scheduler = Scheduler(self)
+        return self._scheduler
 
     # ----------------------------------------------------------------- error reports
     def fail(self, op: Operation, message: str, thread: int | None = None) -> None:
@@ -277,6 +299,8 @@ class Machine:
         blocks = self.chunk.blocks
         data = np.zeros((blocks, size), dtype)
         buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
+        if self.named_barriers:
+            buffer.races.enable_order(self.geometry.warp_size)
         self.shared.append(buffer)
         return buffer
 
