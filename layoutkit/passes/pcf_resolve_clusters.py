@@ -1,0 +1,327 @@
+"""``pcf-resolve-clusters``: fully distributed cluster code becomes ordinary per-worker control
+flow (seed 002, "Cluster Resolution"; docs/pcf-extension.md).
+
+A ``pcf.shared_executor scope(S)`` whose collective work is already per worker (``run_thread``
+bodies, ``run_cluster`` bodies every worker of the cluster runs) becomes a ``pcf.generic
+sync true scope(S)`` with the worker's id ``%w`` and count ``%n``, and every
+``tile_group`` in it becomes::
+
+    lo_k = affine.apply (bounds of cluster k, result 2 r)(splits)[%n]   // and hi_k
+    %c = cluster index: k where lo_k <= %w < hi_k
+    scf.index_switch %c  case 0 {...} case 1 {...} ... default {}
+
+where case ``k`` is a clone of the tile_group region converted for cluster ``k`` active:
+
+- a ``run_thread`` / ``run_cluster`` on the active cluster (or on the threadgroup) is inlined;
+  its tile-relative id is ``%w - lo_k`` (worker 5 of ``[3, 8)`` is thread 2), its block
+  arguments are the payload values of its ``ins``, and what it yields becomes its result's
+  payload values;
+- one on another cluster is dropped, its payload converts away (no values);
+- control flow is cloned and converted like any other op: an ``scf.for`` / ``scf.if`` /
+  ``scf.yield`` carrying a cluster value carries the active cluster's payload values (shared
+  then private fields) or nothing for another cluster.
+
+Example: a loop carrying ``tg.left``'s ``private(f32)`` payload keeps one ``f32`` iter_arg
+in the ``tg.left`` case and none in the ``tg.right`` case. Rank-1 worker grids (one id per
+worker, as ``pcf-lower-structural`` gives subgroups and lanes) and one level of
+``tile_group`` are resolved; a ``run_cluster`` reading another cluster's shared payload
+must go through workgroup memory (``pcf.alloc``) and named barriers written in the IR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    BoolAttr,
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    i64,
+)
+from xdsl.ir import Block, Region
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+
+from layoutkit.errors import LayoutError
+from layoutkit.ir.dialects import pcf
+from layoutkit.ir.dialects.pcf_ext import (
+    ClusterType,
+    RunClusterOp,
+    RunThreadOp,
+    SharedExecutorOp,
+    ThreadgroupType,
+    TileGroupOp,
+)
+from layoutkit.ir.dialects.upstream.affine import ApplyOp
+
+NAME = "pcf-resolve-clusters"
+
+
+def _is_group(type_) -> bool:
+    return isinstance(type_, (ThreadgroupType, ClusterType))
+
+
+def _const(n: int):
+    return arith.ConstantOp(IntegerAttr(n, IndexType()))
+
+
+def _move_ops(source: Block, dest: Block, keep_terminator: bool = True) -> None:
+    for op in list(source.ops):
+        if not keep_terminator and op is source.last_op:
+            break
+        op.detach()
+        dest.add_op(op)
+
+
+class _Case:
+    """Converts (in place) code for one active cluster; ``fields`` maps each cluster-typed
+    value to its payload values (empty for another cluster's)."""
+
+    def __init__(self, active: str, worker, low) -> None:
+        self.active, self.worker, self.low = active, worker, low
+        self.fields: dict = {}
+        self.dead: list = []  # replaced ops, detached; their cluster results are still keys of fields
+
+    def drop(self, op) -> None:
+        op.detach()
+        self.dead.append(op)
+
+    def finish(self) -> None:
+        """Erase the replaced ops (after every use of their cluster results was converted)."""
+        for op in reversed(self.dead):
+            op.erase(safe_erase=False)
+        self.dead.clear()
+
+    def is_active(self, type_) -> bool:
+        return type_.id == self.active
+
+    def field_types(self, type_) -> list:
+        return [*type_.shared_types, *type_.private_types] if self.is_active(type_) else []
+
+    def flat(self, values) -> list:
+        out = []
+        for v in values:
+            if _is_group(v.type):
+                if v not in self.fields:
+                    raise LayoutError(f"{NAME}: a {v.type.name} value of {v.type.id} is used where it was "
+                                      "not resolved (define it in the tile_group's region)")
+                out += self.fields[v]
+            else:
+                out.append(v)
+        return out
+
+    def convert_block(self, block: Block) -> None:
+        for op in list(block.ops):
+            self.convert(op)
+
+    def convert(self, op) -> None:
+        if isinstance(op, (RunThreadOp, RunClusterOp)):
+            self._run(op)
+        elif isinstance(op, TileGroupOp):
+            raise LayoutError(f"{NAME}: a tile_group nested in a cluster is not resolved yet "
+                              f"(clusters {', '.join(c.type.id for c in op.clusters)})")
+        elif isinstance(op, scf.ForOp) and any(_is_group(v.type) for v in op.iter_args):
+            self._for(op)
+        elif isinstance(op, scf.IfOp) and any(_is_group(r.type) for r in op.results):
+            self._if(op)
+        elif isinstance(op, scf.YieldOp) and any(_is_group(v.type) for v in op.operands):
+            op.parent_block().insert_op_before(scf.YieldOp(*self.flat(op.operands)), op)
+            self.drop(op)
+        else:
+            for value in op.operands:
+                if _is_group(value.type):
+                    raise LayoutError(f"{NAME}: {op.name} takes the cluster value of {value.type.id}; "
+                                      "only run_thread, run_cluster, scf.for, scf.if and scf.yield can")
+            for region in op.regions:
+                for block in region.blocks:
+                    self.convert_block(block)
+
+    def _run(self, op) -> None:
+        on = op.on.type
+        block = op.parent_block()
+        if not self.is_active(on):  # another cluster's phase: converts away
+            if op.result is not None:
+                self.fields[op.result] = []
+            self.drop(op)
+            return
+        body = op.region.blocks.first
+        args = list(body.args)
+        if isinstance(op, RunThreadOp):
+            if args[0].uses:
+                tile = arith.SubiOp(self.worker, self.low)
+                tile.result.name_hint = args[0].name_hint
+                block.insert_op_before(tile, op)
+                args[0].replace_all_uses_with(tile.result)
+            args = args[1:]
+        else:
+            for k, value in enumerate(op.ins):
+                if not self.is_active(value.type):
+                    raise LayoutError(f"{NAME}: run_cluster on {on.id} reads the shared payload of "
+                                      f"{value.type.id} (ins #{k}): pass it through workgroup memory "
+                                      "(pcf.alloc) and named barriers; not resolved automatically yet")
+        for arg, value in zip(args, self.flat(op.ins), strict=True):
+            arg.replace_all_uses_with(value)
+        self.convert_block(body)
+        yielded = list(body.last_op.operands)
+        for inner in list(body.ops)[:-1]:
+            inner.detach()
+            block.insert_op_before(inner, op)
+        if op.result is not None:
+            self.fields[op.result] = yielded
+        self.drop(op)
+
+    def _rebuild_args(self, old_values, new_values) -> None:
+        """Map old (block argument or result) values onto the flat new ones."""
+        new_values = iter(new_values)
+        for old in old_values:
+            if _is_group(old.type):
+                self.fields[old] = [next(new_values) for _ in self.field_types(old.type)]
+            else:
+                new = next(new_values)
+                old.replace_all_uses_with(new)
+
+    def _flat_types(self, values) -> list:
+        out = []
+        for v in values:
+            out += self.field_types(v.type) if _is_group(v.type) else [v.type]
+        return out
+
+    def _for(self, op: scf.ForOp) -> None:
+        old = op.body.blocks.first
+        inits = self.flat(op.iter_args)
+        new = Block(arg_types=[IndexType(), *self._flat_types(old.args[1:])])
+        for a, b in zip(old.args, new.args):
+            b.name_hint = a.name_hint
+        old.args[0].replace_all_uses_with(new.args[0])
+        self._rebuild_args(old.args[1:], new.args[1:])
+        _move_ops(old, new)
+        loop = scf.ForOp(op.lb, op.ub, op.step, inits, Region(new))
+        op.parent_block().insert_op_before(loop, op)
+        self.convert_block(new)
+        self._rebuild_args(op.results, loop.results)
+        self.drop(op)
+
+    def _if(self, op: scf.IfOp) -> None:
+        true_region, false_region = op.true_region, op.false_region
+        regions = [op.detach_region(true_region), op.detach_region(false_region)]
+        new = scf.IfOp(op.cond, self._flat_types(op.results), *regions)
+        op.parent_block().insert_op_before(new, op)
+        for region in new.regions:
+            for block in region.blocks:
+                self.convert_block(block)
+        self._rebuild_args(op.results, new.results)
+        self.drop(op)
+
+
+def _bound(cluster: ClusterType, result: int, splits, count) -> ApplyOp:
+    amap = cluster.bounds.data
+    one = AffineMap(amap.num_dims, amap.num_symbols, (amap.results[result],))
+    return ApplyOp([*splits, count], AffineMapAttr(one))
+
+
+def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
+    """Replace ``op`` by the cluster index of ``worker`` and an ``scf.index_switch`` of cases."""
+    clusters = [arg.type for arg in op.clusters]
+    if isinstance(op.source.type, ClusterType):
+        raise LayoutError(f"{NAME}: a tile_group of cluster {op.source.type.id} (nested) is not resolved yet")
+    if any(c.rank != 1 for c in clusters):
+        raise LayoutError(f"{NAME}: clusters of rank {clusters[0].rank}: only rank-1 worker grids are resolved yet")
+    made: list = []
+    lows = []
+    index = _const(0)
+    made.append(index)
+    current = index.result
+    for k, cluster in enumerate(clusters):
+        lo, hi = _bound(cluster, 0, op.splits, count), _bound(cluster, 1, op.splits, count)
+        name = cluster.id.replace(".", "_")
+        lo.result.name_hint, hi.result.name_hint = f"{name}_lo", f"{name}_hi"
+        made += [lo, hi]
+        lows.append(lo.result)
+        if k:
+            above = arith.CmpiOp(lo.result, worker, "ule")
+            below = arith.CmpiOp(worker, hi.result, "ult")
+            inside = arith.AndIOp(above, below)
+            kth = _const(k)
+            pick = arith.SelectOp(inside, kth, current)
+            made += [above, below, inside, kth, pick]
+            current = pick.result
+    current.name_hint = "cluster"
+    cases = []
+    for cluster, low in zip(clusters, lows):
+        region = op.region.clone()
+        block = region.blocks.first
+        case = _Case(cluster.id, worker, low)
+        for arg in block.args:
+            case.fields[arg] = []
+        case.convert_block(block)
+        case.finish()
+        body = Block()
+        _move_ops(block, body, keep_terminator=False)
+        body.add_op(scf.YieldOp())
+        cases.append(Region(body))
+    switch = scf.IndexSwitchOp(current, DenseArrayBase.from_list(i64, list(range(len(clusters)))),
+                               Region(Block([scf.YieldOp()])), cases, [])
+    block = op.parent_block()
+    block.insert_ops_before([*made, switch], op)
+    block.erase_op(op)
+
+
+def resolve_executor(op: SharedExecutorOp) -> None:
+    """``op`` becomes a ``pcf.generic sync true`` whose tile_groups are resolved."""
+    if not all(op.tied_flags):
+        raise LayoutError(f"{NAME}: pcf.shared_executor: read-only (<-) operands are not resolved yet")
+    if op.initializer.blocks:
+        raise LayoutError(f"{NAME}: pcf.shared_executor: initialize regions are not resolved yet")
+    old = op.region.blocks.first
+    refs = list(op.ref_args)
+    new = Block(arg_types=[*(a.type for a in refs), IndexType(), IndexType()])
+    for a, b in zip(refs, new.args):
+        b.name_hint = a.name_hint
+        a.replace_all_uses_with(b)
+    worker, count = new.args[-2:]
+    worker.name_hint, count.name_hint = "worker", "workers"
+    _move_ops(old, new)
+    for tile_group in [t for t in new.walk() if isinstance(t, TileGroupOp)]:
+        if tile_group.parent_op() is not None and isinstance(tile_group.parent_op(), TileGroupOp):
+            raise LayoutError(f"{NAME}: a tile_group nested in a cluster is not resolved yet")
+    for tile_group in [t for t in new.walk() if isinstance(t, TileGroupOp)]:
+        resolve_tile_group(tile_group, worker, count)
+    zero = _const(0)
+    new.insert_op_before(zero, new.first_op)
+    case = _Case("tg", worker, zero.result)  # run_thread / run_cluster on the whole threadgroup
+    case.fields[op.threadgroup] = []
+    case.convert_block(new)
+    case.finish()
+    if not zero.result.uses:
+        new.erase_op(zero)
+    if op.threadgroup.uses:
+        raise LayoutError(f"{NAME}: the threadgroup is used by {next(iter(op.threadgroup.uses)).operation.name}")
+    generic = pcf.GenericOp.build(
+        operands=[list(op.inits), []], result_types=[list(op.result_types)], regions=[Region(), Region(new)],
+        properties={"scope": op.scope, "is_tied": op.is_tied, "sync_on_return": BoolAttr.from_bool(True),
+                    "num_leading_args": IntAttr(0)}, attributes=dict(op.attributes))
+    op.parent_block().insert_op_before(generic, op)
+    for a, b in zip(op.results, generic.results):
+        a.replace_all_uses_with(b)
+    op.parent_block().erase_op(op)
+
+
+@dataclass(frozen=True)
+class PcfResolveClustersPass(ModulePass):
+    """pcf.shared_executor with per-worker clusters -> pcf.generic + scf.index_switch per tile_group."""
+
+    name = NAME
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        executors = [o for o in op.walk() if isinstance(o, SharedExecutorOp)]
+        for executor in reversed(executors):  # inner ones first
+            resolve_executor(executor)
+
+
+__all__ = ["PcfResolveClustersPass", "resolve_executor", "resolve_tile_group"]
