@@ -134,3 +134,22 @@ def test_examples_emit_cuda_that_nvrtc_compiles(name, ws_lowered, pp_lowered):
     if not nvrtc_available():
         pytest.skip("NVRTC is not installed")
     compile_cuda(source, "sm_80", compiler="nvrtc")
+
+
+def test_plain_version_equals_numpy_and_barrier_arrivals_follow_the_schedule(ws_lowered):
+    """Barrier arrivals counted by warps: plain = 2 block barriers x 4 warps per K step; the
+    specialized one = per step 2 warps at full (arrive) + 2 at full (wait) + 2 at empty
+    (wait, from step 2) + 2 at empty (arrive, until 2 steps before the end), plus the
+    executor's closing barrier (4 warps) per workgroup tile."""
+    tm, k = 2, 32
+    steps = k // 8
+    plain = lower((EXAMPLES / "plain_matmul.mlir").read_text())
+    for lowered, function, expected in ((plain, "plain_matmul", tm * steps * 2 * 4),
+                                        (ws_lowered, "ws_matmul", tm * (2 * 2 * steps + 2 * 2 * (steps - 2) + 4))):
+        rng = np.random.default_rng(5)
+        a = rng.standard_normal((4 * tm, k)).astype(np.float32)
+        b = rng.standard_normal((k, 32)).astype(np.float32)
+        reports: list = []
+        (c,) = run_function(lowered, function, [a, b, np.zeros((4 * tm, 32), np.float32), tm], reports=reports)
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+        assert reports[0].barrier_arrivals == expected

@@ -188,6 +188,7 @@ class Scheduler:
             m.fail(op, f"warp {again[0]} arrives at barrier {bid} again before it completed "
                        f"({len(barrier.arrived) * ws} of {count} threads arrived)", again[0] * ws)
         barrier.arrived += [int(w) for w in warps]
+        m.stats.barrier_arrivals += int(warps.size)
         bits = sum(1 << int(w) for w in warps)
         for buffer in m.shared:
             buffer.races.arrive(bid, bits)

@@ -100,7 +100,8 @@ def launch(m: Machine, op) -> None:
         from layoutkit.backends.simt import SimulationReport, _sectors, _wavefronts
 
         m.reports.append(SimulationReport(kernel.sym_name.data, stats.ops, stats.thread_instructions, seconds,
-                                          shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats)))
+                                          shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats),
+                                          barrier_arrivals=stats.barrier_arrivals))
 
 
 def host_functions(module) -> dict:

@@ -59,6 +59,7 @@ class Stats:
         self.counts: dict[Operation, dict[str, int]] = {}  # per op: thread-instructions by kind
         self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
         self.sectors: dict[Operation, list[int]] | None = {} if count_sectors else None
+        self.barrier_arrivals = 0  # warps that executed a barrier (gpu.barrier, nvvm.barrier...)
 
     def count(self, op: Operation, kind: str, thread_instructions: int) -> None:
         """Add ``thread_instructions`` of ``kind`` (e.g. ``gather shuffle``) to ``op``'s counts."""
