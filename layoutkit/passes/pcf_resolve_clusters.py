@@ -33,15 +33,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     BoolAttr,
     DenseArrayBase,
     IndexType,
     IntAttr,
     IntegerAttr,
+    MemRefType,
     ModuleOp,
+    VectorType,
+    i32,
     i64,
 )
 from xdsl.ir import Block, Region
@@ -58,9 +62,27 @@ from layoutkit.ir.dialects.pcf_ext import (
     ThreadgroupType,
     TileGroupOp,
 )
+from layoutkit.ir.dialects.upstream import gpu as lk_gpu
+from layoutkit.ir.dialects.upstream import nvvm
 from layoutkit.ir.dialects.upstream.affine import ApplyOp
+from layoutkit.passes.linalg_structure import parse_attribute
 
 NAME = "pcf-resolve-clusters"
+HANDOFF = "layoutkit.handoff"  # on a run_cluster while its tile_group is resolved: its hand-offs
+FIRST_HANDOFF_BARRIER = 15  # hand-off k uses barriers 15 - 2k (full) and 14 - 2k (consumed)
+
+
+@dataclass
+class _Handoff:
+    """A shared payload one cluster's run_cluster yields and another cluster's reads, moved
+    through workgroup buffers: the producer's worker 0, lane 0 stores it and every producer
+    warp arrives at ``full`` then waits at ``consumed``; the consumer's warps wait at ``full``,
+    load it and arrive at ``consumed`` (``count`` threads: both clusters' workers x lanes)."""
+
+    buffers: list
+    full: object
+    consumed: object
+    count: object
 
 
 def _is_group(type_) -> bool:
@@ -83,8 +105,9 @@ class _Case:
     """Converts (in place) code for one active cluster; ``fields`` maps each cluster-typed
     value to its payload values (empty for another cluster's)."""
 
-    def __init__(self, active: str, worker, low) -> None:
+    def __init__(self, active: str, worker, low, handoffs: tuple = ()) -> None:
         self.active, self.worker, self.low = active, worker, low
+        self.handoffs = handoffs
         self.fields: dict = {}
         self.dead: list = []  # replaced ops, detached; their cluster results are still keys of fields
 
@@ -159,13 +182,10 @@ class _Case:
                 block.insert_op_before(tile, op)
                 args[0].replace_all_uses_with(tile.result)
             args = args[1:]
+            values = self.flat(op.ins)
         else:
-            for k, value in enumerate(op.ins):
-                if not self.is_active(value.type):
-                    raise LayoutError(f"{NAME}: run_cluster on {on.id} reads the shared payload of "
-                                      f"{value.type.id} (ins #{k}): pass it through workgroup memory "
-                                      "(pcf.alloc) and named barriers; not resolved automatically yet")
-        for arg, value in zip(args, self.flat(op.ins), strict=True):
+            values = self._received(op, block)
+        for arg, value in zip(args, values, strict=True):
             arg.replace_all_uses_with(value)
         self.convert_block(body)
         yielded = list(body.last_op.operands)
@@ -174,7 +194,53 @@ class _Case:
             block.insert_op_before(inner, op)
         if op.result is not None:
             self.fields[op.result] = yielded
+        role = op.attributes.get(HANDOFF)
+        if role is not None and role.data[0].data >= 0:
+            self._publish(self.handoffs[role.data[0].data], yielded, block, op)
         self.drop(op)
+
+    def _received(self, op, block) -> list:
+        """The shared payload values ``op`` (a run_cluster) reads: its own cluster's, or
+        another cluster's loaded from the hand-off buffers after waiting at ``full``."""
+        role = op.attributes.get(HANDOFF)
+        sources = [a.data for a in role.data[1:]] if role is not None else [-1] * len(op.ins)
+        values = []
+        for value, source in zip(op.ins, sources):
+            if source < 0:
+                values += self.flat([value])
+                continue
+            handoff = self.handoffs[source]
+            made = [nvvm.BarrierOp.build(operands=[[handoff.full], [handoff.count]])]
+            for buffer, type_ in zip(handoff.buffers, value.type.shared_types):
+                zero = _const(0)
+                indices = [zero.result] * buffer.type.get_num_dims()
+                load = (vector.LoadOp(buffer, indices, type_) if isinstance(type_, VectorType)
+                        else memref.LoadOp.get(buffer, indices))
+                made += [zero, load]
+                values.append(load.results[0])
+            made.append(nvvm.BarrierArriveOp.build(operands=[[handoff.consumed], [handoff.count]]))
+            block.insert_ops_before(made, op)
+        return values
+
+    def _publish(self, handoff: _Handoff, yielded: list, block, op) -> None:
+        """After the producer's phase: worker 0, lane 0 stores the payload, every producer warp
+        arrives at ``full`` and waits until the consumer read it (``consumed``)."""
+        zero = _const(0)
+        tile = arith.SubiOp(self.worker, self.low)
+        lane = lk_gpu.LaneIdOp()
+        first_worker = arith.CmpiOp(tile, zero, "eq")
+        first_lane = arith.CmpiOp(lane, zero, "eq")
+        first = arith.AndIOp(first_worker, first_lane)
+        stores = Block()
+        for buffer, value in zip(handoff.buffers, yielded):
+            indices = [zero.result] * buffer.type.get_num_dims()
+            stores.add_op(vector.StoreOp(value, buffer, indices) if isinstance(value.type, VectorType)
+                          else memref.StoreOp.get(value, buffer, indices))
+        stores.add_op(scf.YieldOp())
+        block.insert_ops_before([zero, tile, lane, first_worker, first_lane, first,
+                                 scf.IfOp(first, [], Region(stores)),
+                                 nvvm.BarrierArriveOp.build(operands=[[handoff.full], [handoff.count]]),
+                                 nvvm.BarrierOp.build(operands=[[handoff.consumed], [handoff.count]])], op)
 
     def _rebuild_args(self, old_values, new_values) -> None:
         """Map old (block argument or result) values onto the flat new ones."""
@@ -225,6 +291,72 @@ def _bound(cluster: ClusterType, result: int, splits, count) -> ApplyOp:
     return ApplyOp([*splits, count], AffineMapAttr(one))
 
 
+def _buffer_type(type_, cluster: str) -> MemRefType:
+    space = parse_attribute("#gpu.address_space<workgroup>")
+    if isinstance(type_, VectorType):
+        return MemRefType(type_.element_type, type_.get_shape(), memory_space=space)
+    if isinstance(type_, (IndexType,)) or hasattr(type_, "bitwidth") or hasattr(type_, "width"):
+        return MemRefType(type_, [1], memory_space=space)
+    raise LayoutError(f"{NAME}: the shared payload {type_} of {cluster} is read by another cluster: only "
+                      "scalars and vectors are moved through workgroup memory")
+
+
+def _plan_handoffs(op: TileGroupOp, clusters, lows, highs, made: list) -> tuple:
+    """Mark every run_cluster reading another cluster's shared payload (and its producer) with
+    HANDOFF and make the hand-offs' buffers, barrier ids and thread counts (ops into ``made``)."""
+    bounds = {c.id: k for k, c in enumerate(clusters)}
+    handoffs: list[_Handoff] = []
+    subgroup = None
+    for consumer in [o for o in op.region.walk() if isinstance(o, RunClusterOp)]:
+        sources = []
+        for k, value in enumerate(consumer.ins):
+            if value.type.id == consumer.on.type.id:
+                sources.append(-1)
+                continue
+            producer = value.owner
+            where = f"run_cluster on {consumer.on.type.id} reads the shared payload of {value.type.id} (ins #{k})"
+            if not isinstance(producer, RunClusterOp) or value.type.id not in bounds \
+                    or consumer.on.type.id not in bounds:
+                raise LayoutError(f"{NAME}: {where}: only a payload a run_cluster of a sibling cluster "
+                                  "yields is moved through workgroup memory")
+            if HANDOFF in producer.attributes and producer.attributes[HANDOFF].data[0].data >= 0:
+                raise LayoutError(f"{NAME}: {where}: a payload read by several run_clusters is not moved yet")
+            if not isinstance(consumer.on.type.scope, pcf.SubgroupScopeAttr):
+                raise LayoutError(f"{NAME}: {where}: hand-offs between clusters need subgroup scope "
+                                  f"(named barriers count warps), got {consumer.on.type.scope}")
+            index = len(handoffs)
+            if FIRST_HANDOFF_BARRIER - 2 * index - 1 < 1:
+                raise LayoutError(f"{NAME}: {where}: more than 7 hand-offs in one tile_group")
+            if subgroup is None:
+                subgroup = lk_gpu.SubgroupSizeOp()
+                made.append(subgroup)
+            a, b = bounds[value.type.id], bounds[consumer.on.type.id]
+            sizes = [arith.SubiOp(highs[a], lows[a]), arith.SubiOp(highs[b], lows[b])]
+            workers = arith.AddiOp(sizes[0], sizes[1])
+            threads = arith.MuliOp(workers, subgroup)
+            threads32 = arith.IndexCastOp(threads, i32)
+            full = arith.ConstantOp(IntegerAttr(FIRST_HANDOFF_BARRIER - 2 * index, i32))
+            consumed = arith.ConstantOp(IntegerAttr(FIRST_HANDOFF_BARRIER - 2 * index - 1, i32))
+            buffers = [memref.AllocOp([], [], _buffer_type(t, value.type.id)) for t in value.type.shared_types]
+            name = f"handoff{index}"
+            threads32.result.name_hint, full.result.name_hint = f"{name}_threads", f"{name}_full"
+            consumed.result.name_hint = f"{name}_consumed"
+            for k_, buffer in enumerate(buffers):
+                buffer.results[0].name_hint = f"{name}_{k_}"
+            made += [*sizes, workers, threads, threads32, full, consumed, *buffers]
+            handoffs.append(_Handoff([buf.results[0] for buf in buffers], full.result, consumed.result,
+                                     threads32.result))
+            role = producer.attributes.get(HANDOFF)  # [as producer, source per ins...]
+            tail = list(role.data[1:]) if role is not None else [IntAttr(-1)] * len(producer.ins)
+            producer.attributes[HANDOFF] = ArrayAttr([IntAttr(index), *tail])
+            sources.append(index)
+        if any(source >= 0 for source in sources):
+            role = consumer.attributes.get(HANDOFF)
+            head = role.data[0] if role is not None else IntAttr(-1)
+            consumer.attributes[HANDOFF] = ArrayAttr([head, *map(IntAttr, sources)])
+    return tuple(handoffs)
+
+
 def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
     """Replace ``op`` by the cluster index of ``worker`` and an ``scf.index_switch`` of cases."""
     clusters = [arg.type for arg in op.clusters]
@@ -233,7 +365,7 @@ def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
     if any(c.rank != 1 for c in clusters):
         raise LayoutError(f"{NAME}: clusters of rank {clusters[0].rank}: only rank-1 worker grids are resolved yet")
     made: list = []
-    lows = []
+    lows, highs = [], []
     index = _const(0)
     made.append(index)
     current = index.result
@@ -243,6 +375,7 @@ def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
         lo.result.name_hint, hi.result.name_hint = f"{name}_lo", f"{name}_hi"
         made += [lo, hi]
         lows.append(lo.result)
+        highs.append(hi.result)
         if k:
             above = arith.CmpiOp(lo.result, worker, "ule")
             below = arith.CmpiOp(worker, hi.result, "ult")
@@ -252,11 +385,12 @@ def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
             made += [above, below, inside, kth, pick]
             current = pick.result
     current.name_hint = "cluster"
+    handoffs = _plan_handoffs(op, clusters, lows, highs, made)
     cases = []
     for cluster, low in zip(clusters, lows):
         region = op.region.clone()
         block = region.blocks.first
-        case = _Case(cluster.id, worker, low)
+        case = _Case(cluster.id, worker, low, handoffs)
         for arg in block.args:
             case.fields[arg] = []
         case.convert_block(block)

@@ -153,3 +153,25 @@ def test_plain_version_equals_numpy_and_barrier_arrivals_follow_the_schedule(ws_
         (c,) = run_function(lowered, function, [a, b, np.zeros((4 * tm, 32), np.float32), tm], reports=reports)
         np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
         assert reports[0].barrier_arrivals == expected
+
+
+HANDOFF = (Path(__file__).parents[1] / "filecheck" / "pcf" / "resolve-clusters-handoff.mlir").read_text()
+
+
+@pytest.mark.parametrize("split", [1, 2, 3])
+def test_shared_payload_handed_to_another_cluster_through_workgroup_memory(split):
+    """tg.left (subgroups [0, split)) yields 2 x and sum(x); every subgroup of tg.right stores
+    2 x + sum(x) at 4 * its subgroup id; tg.left's slots stay untouched."""
+    text = HANDOFF.replace("%h = arith.constant 1 : index", f"%h = arith.constant {split} : index")
+    lowered = lower(text)
+    x = np.array([1.5, -2.0, 3.25, 4.0], np.float32)
+    out = np.full(16, -1, np.float32)
+    run_function(lowered, "handoff", [x, out, 1])
+    expected = np.full((4, 4), -1, np.float32)
+    expected[split:] = 2 * x + x.sum()
+    np.testing.assert_array_equal(out, expected.reshape(-1))
+    from layoutkit.backends.cuda import emit_cuda
+    from layoutkit.backends.cuda.compile import compile_cuda, nvrtc_available
+
+    if nvrtc_available():
+        compile_cuda(emit_cuda(parse_module(lowered)), "sm_80", compiler="nvrtc")
