@@ -22,10 +22,12 @@ where case ``k`` is a clone of the tile_group region converted for cluster ``k``
   then private fields) or nothing for another cluster.
 
 Example: a loop carrying ``tg.left``'s ``private(f32)`` payload keeps one ``f32`` iter_arg
-in the ``tg.left`` case and none in the ``tg.right`` case. Rank-1 worker grids (one id per
-worker, as ``pcf-lower-structural`` gives subgroups and lanes) and one level of
-``tile_group`` are resolved; a ``run_cluster`` reading another cluster's shared payload
-must go through workgroup memory (``pcf.alloc``) and named barriers written in the IR.
+in the ``tg.left`` case and none in the ``tg.right`` case. A ``tile_group`` splitting
+``tg.left`` is resolved inside ``tg.left``'s case with ids relative to it (a nested switch).
+Rank-1 worker grids (one id per worker, as ``pcf-lower-structural`` gives subgroups and
+lanes) are resolved. A ``run_cluster`` reading another cluster's shared payload
+(scalars and vectors) gets it through a workgroup buffer and two named barriers
+(:class:`_Handoff`).
 """
 
 from __future__ import annotations
@@ -105,9 +107,11 @@ class _Case:
     """Converts (in place) code for one active cluster; ``fields`` maps each cluster-typed
     value to its payload values (empty for another cluster's)."""
 
-    def __init__(self, active: str, worker, low, handoffs: tuple = ()) -> None:
-        self.active, self.worker, self.low = active, worker, low
+    def __init__(self, active: str, worker, low, handoffs: tuple = (), parent: _Case | None = None,
+                 high=None) -> None:
+        self.active, self.worker, self.low, self.high = active, worker, low, high
         self.handoffs = handoffs
+        self.parent = parent  # the case of the enclosing cluster (a nested tile_group's cases)
         self.fields: dict = {}
         self.dead: list = []  # replaced ops, detached; their cluster results are still keys of fields
 
@@ -121,8 +125,27 @@ class _Case:
             op.erase(safe_erase=False)
         self.dead.clear()
 
+    def chain(self):
+        case = self
+        while case is not None:
+            yield case
+            case = case.parent
+
+    def owner(self, type_) -> _Case | None:
+        """The case (this one or an enclosing one) whose active cluster is ``type_``'s."""
+        return next((c for c in self.chain() if c.active == type_.id), None)
+
     def is_active(self, type_) -> bool:
-        return type_.id == self.active
+        return isinstance(type_, ThreadgroupType) or self.owner(type_) is not None
+
+    def tile_id(self, type_, before) -> object:
+        """The worker's id relative to ``type_``'s cluster (its global id for the threadgroup)."""
+        case = self.owner(type_)
+        if case is None or case.active == "tg":
+            return list(self.chain())[-1].worker
+        tile = arith.SubiOp(case.worker, case.low)
+        before.parent_block().insert_op_before(tile, before)
+        return tile.result
 
     def field_types(self, type_) -> list:
         return [*type_.shared_types, *type_.private_types] if self.is_active(type_) else []
@@ -131,10 +154,11 @@ class _Case:
         out = []
         for v in values:
             if _is_group(v.type):
-                if v not in self.fields:
+                case = next((c for c in self.chain() if v in c.fields), None)
+                if case is None:
                     raise LayoutError(f"{NAME}: a {v.type.name} value of {v.type.id} is used where it was "
                                       "not resolved (define it in the tile_group's region)")
-                out += self.fields[v]
+                out += case.fields[v]
             else:
                 out.append(v)
         return out
@@ -147,8 +171,7 @@ class _Case:
         if isinstance(op, (RunThreadOp, RunClusterOp)):
             self._run(op)
         elif isinstance(op, TileGroupOp):
-            raise LayoutError(f"{NAME}: a tile_group nested in a cluster is not resolved yet "
-                              f"(clusters {', '.join(c.type.id for c in op.clusters)})")
+            self._nested(op)
         elif isinstance(op, scf.ForOp) and any(_is_group(v.type) for v in op.iter_args):
             self._for(op)
         elif isinstance(op, scf.IfOp) and any(_is_group(r.type) for r in op.results):
@@ -177,10 +200,10 @@ class _Case:
         args = list(body.args)
         if isinstance(op, RunThreadOp):
             if args[0].uses:
-                tile = arith.SubiOp(self.worker, self.low)
-                tile.result.name_hint = args[0].name_hint
-                block.insert_op_before(tile, op)
-                args[0].replace_all_uses_with(tile.result)
+                tile = self.tile_id(on, op)
+                if isinstance(tile.owner, arith.SubiOp):
+                    tile.name_hint = args[0].name_hint
+                args[0].replace_all_uses_with(tile)
             args = args[1:]
             values = self.flat(op.ins)
         else:
@@ -198,6 +221,24 @@ class _Case:
         if role is not None and role.data[0].data >= 0:
             self._publish(self.handoffs[role.data[0].data], yielded, block, op)
         self.drop(op)
+
+    def _nested(self, op: TileGroupOp) -> None:
+        """A tile_group splitting a cluster: resolved inside this case when the worker is in
+        that cluster (ids relative to it, its size as the worker count), else dropped."""
+        source = op.source.type
+        if isinstance(source, ThreadgroupType):
+            raise LayoutError(f"{NAME}: a tile_group of the threadgroup inside cluster {self.active} "
+                              "is not resolved yet")
+        case = self.owner(source)
+        if case is None:
+            self.drop(op)
+            return
+        relative = arith.SubiOp(case.worker, case.low)
+        size = arith.SubiOp(case.high, case.low)
+        relative.result.name_hint = f"{source.id.replace('.', '_')}_worker"
+        size.result.name_hint = f"{source.id.replace('.', '_')}_workers"
+        op.parent_block().insert_ops_before([relative, size], op)
+        resolve_tile_group(op, relative.result, size.result, parent=self)
 
     def _received(self, op, block) -> list:
         """The shared payload values ``op`` (a run_cluster) reads: its own cluster's, or
@@ -357,11 +398,12 @@ def _plan_handoffs(op: TileGroupOp, clusters, lows, highs, made: list) -> tuple:
     return tuple(handoffs)
 
 
-def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
-    """Replace ``op`` by the cluster index of ``worker`` and an ``scf.index_switch`` of cases."""
+def resolve_tile_group(op: TileGroupOp, worker, count, parent: _Case | None = None) -> None:
+    """Replace ``op`` by the cluster index of ``worker`` and an ``scf.index_switch`` of cases
+    (``parent``: the case of the cluster a nested tile_group splits)."""
     clusters = [arg.type for arg in op.clusters]
-    if isinstance(op.source.type, ClusterType):
-        raise LayoutError(f"{NAME}: a tile_group of cluster {op.source.type.id} (nested) is not resolved yet")
+    if isinstance(op.source.type, ClusterType) and parent is None:
+        raise LayoutError(f"{NAME}: a tile_group of cluster {op.source.type.id} outside that cluster's region")
     if any(c.rank != 1 for c in clusters):
         raise LayoutError(f"{NAME}: clusters of rank {clusters[0].rank}: only rank-1 worker grids are resolved yet")
     made: list = []
@@ -387,10 +429,10 @@ def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
     current.name_hint = "cluster"
     handoffs = _plan_handoffs(op, clusters, lows, highs, made)
     cases = []
-    for cluster, low in zip(clusters, lows):
+    for cluster, low, high in zip(clusters, lows, highs):
         region = op.region.clone()
         block = region.blocks.first
-        case = _Case(cluster.id, worker, low, handoffs)
+        case = _Case(cluster.id, worker, low, handoffs, parent=parent, high=high)
         for arg in block.args:
             case.fields[arg] = []
         case.convert_block(block)
@@ -404,6 +446,15 @@ def resolve_tile_group(op: TileGroupOp, worker, count) -> None:
     block = op.parent_block()
     block.insert_ops_before([*made, switch], op)
     block.erase_op(op)
+
+
+def _inside_tile_group(op) -> bool:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, SharedExecutorOp):
+        if isinstance(parent, TileGroupOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def resolve_executor(op: SharedExecutorOp) -> None:
@@ -421,11 +472,8 @@ def resolve_executor(op: SharedExecutorOp) -> None:
     worker, count = new.args[-2:]
     worker.name_hint, count.name_hint = "worker", "workers"
     _move_ops(old, new)
-    for tile_group in [t for t in new.walk() if isinstance(t, TileGroupOp)]:
-        if tile_group.parent_op() is not None and isinstance(tile_group.parent_op(), TileGroupOp):
-            raise LayoutError(f"{NAME}: a tile_group nested in a cluster is not resolved yet")
-    for tile_group in [t for t in new.walk() if isinstance(t, TileGroupOp)]:
-        resolve_tile_group(tile_group, worker, count)
+    for tile_group in [t for t in new.walk() if isinstance(t, TileGroupOp) and not _inside_tile_group(t)]:
+        resolve_tile_group(tile_group, worker, count)  # nested ones: by the cases of the outer ones
     zero = _const(0)
     new.insert_op_before(zero, new.first_op)
     case = _Case("tg", worker, zero.result)  # run_thread / run_cluster on the whole threadgroup

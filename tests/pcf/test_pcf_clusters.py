@@ -175,3 +175,16 @@ def test_shared_payload_handed_to_another_cluster_through_workgroup_memory(split
 
     if nvrtc_available():
         compile_cuda(emit_cuda(parse_module(lowered)), "sm_80", compiler="nvrtc")
+
+
+def test_nested_tile_group_runs_each_leaf_cluster_with_its_relative_ids():
+    """4 subgroups: tg.left = [0, 3) split at 1 into tg.left.a = [0, 1), tg.left.b = [1, 3);
+    tg.right = [3, 4). out[sg] = 100 + id in a, 200 + id in b, 300 + id in right; out2[sg] =
+    400 + id in tg.left (run in both nested cases)."""
+    text = (Path(__file__).parents[1] / "filecheck" / "pcf" / "resolve-clusters-nested.mlir").read_text()
+    lowered = lower(text)
+    out = np.full(4, 7, np.int64)
+    out2 = np.full(4, 7, np.int64)
+    run_function(lowered, "nested", [out, out2, 1])
+    assert out.tolist() == [100, 200, 201, 300]
+    assert out2.tolist() == [400, 401, 402, 7]
