@@ -105,6 +105,8 @@ class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
         Field("elementBitWidth", "element_bit_width", "int", default=32),
     )
     RANK_FIELD = "warps_per_cta"
+    # from_attribute only renames the legacy keys, which canonical text does not have
+    CANONICAL_READ = True
 
     version: int
     warps_per_cta: tuple[int, ...]
