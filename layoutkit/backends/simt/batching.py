@@ -29,7 +29,8 @@ seen by another, proved from the IR (``plan``) and the buffers at run time (``ru
 Example: ``scf.for %ni = 0 to 8 { ... %c = vector.load %acc[%mi, %ni, 0, 0] ...
 vector.store %d, %acc[%mi, %ni, 0, 0] }`` over 128 threads runs each op once over 1024
 slots. A run that fails reports the same thread, though with several faults in different
-iterations it may name a later iteration's fault first. ``batch_loops=False`` runs every
+iterations it may name a later iteration's fault first. Kernels with named barriers
+(:mod:`~layoutkit.backends.simt.fibers`) are not batched. ``batch_loops=False`` runs every
 loop one iteration at a time.
 """
 
