@@ -45,7 +45,10 @@ from xdsl.ir import Operation, SSAValue
 
 from layoutkit.ir.dialects.upstream import nvgpu
 
-MAX_BATCH_SLOTS = 1 << 16  # thread slots of one batched run of a body (J * T)
+MAX_BATCH_SLOTS = 1 << 15  # thread slots of one batched run of a body (J * T)
+# loops run over more slots than this are not batched: their ops' time is already in their
+# elements (a 64-block mma matmul ran 1.6x slower batched), not in the per-op overhead
+MAX_LOOP_SLOTS = 1 << 11
 
 _ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
 _STORES = (memref.StoreOp, vector.StoreOp)
@@ -124,6 +127,8 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
     if cached is None or stats.ops + len(ivs) * cached.ops > stats.max_steps:
         return False  # (a loop reaching the step limit runs one iteration at a time: exact count)
     threads = m.chunk.threads
+    if threads > MAX_LOOP_SLOTS:
+        return False
     group = min(len(ivs), MAX_BATCH_SLOTS // threads)
     if group < 2:
         return False
