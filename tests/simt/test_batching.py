@@ -143,18 +143,22 @@ REVERSED_STORES = """
       }"""
 
 
-def test_written_only_memref_keeps_the_latest_iterations_stores():
+@pytest.mark.parametrize("threads", [32, 20])
+def test_written_only_memref_keeps_the_latest_iterations_stores(threads):
     """Iteration j stores j at o[4t + j], then 100 + j at o[4t + 3 - j]: element x of a
     thread's four was stored by iterations x (first store) and 3 - x (second); the later
-    iteration's value stays (the second store's when both are the same iteration)."""
+    iteration's value stays (the second store's when both are the same iteration). With 20
+    threads the warp is partial: its 12 idle lanes store nothing."""
     module = kernel_module("%o: memref<128xf32>", REVERSED_STORES)
     plan = batching.plan(loops_of(module)[0])
     assert plan is not None and len(plan.ordered) == 1
-    runs = both(module, "k", 1, 32, {"o": np.zeros(128, np.float32)}, global_sectors=True)
+    runs = both(module, "k", 1, threads, {"o": np.zeros(128, np.float32)}, global_sectors=True)
     assert_same(runs)
     x = np.arange(4)
     expected = np.where(x > 3 - x, x, 100 + (3 - x)).astype(np.float32)
-    assert np.array_equal(runs[1][0]["o"], np.tile(expected, 32))
+    want = np.zeros(128, np.float32)
+    want[:4 * threads] = np.tile(expected, threads)
+    assert np.array_equal(runs[1][0]["o"], want)
 
 
 def test_aliased_arguments_run_one_iteration_at_a_time():
@@ -260,7 +264,10 @@ def test_uniform_private_reads_in_batched_loops():
       %row = arith.muli %t, %c4 : index
       %v = vector.load %priv[%c0] : memref<4xf32>, vector<4xf32>
       vector.store %v, %o[%row] : memref<128xf32>, vector<4xf32>"""
-    runs = run_pair("%o: memref<128xf32>", body, 32, {"o": np.zeros(128, np.float32)})
-    assert_same(runs)
-    t, j = np.meshgrid(np.arange(32), np.arange(4), indexing="ij")
-    assert np.array_equal(runs[1][0]["o"], (t * j).astype(np.float32).ravel())
+    for threads in (32, 20):  # (20: a partial warp)
+        runs = run_pair("%o: memref<128xf32>", body, threads, {"o": np.zeros(128, np.float32)})
+        assert_same(runs)
+        t, j = np.meshgrid(np.arange(threads), np.arange(4), indexing="ij")
+        want = np.zeros(128, np.float32)
+        want[:4 * threads] = (t * j).ravel()
+        assert np.array_equal(runs[1][0]["o"], want)
