@@ -66,9 +66,10 @@ def test_matmuls_batched_equal_sequential_and_numpy(kernel, threads, shape):
     assert runs[1][1].shared_wavefronts  # counted, and equal
 
 
-def test_transpose_batched_equal_sequential():
+@pytest.mark.parametrize("name", ["transpose_swizzled", "transpose_padded"])
+def test_transpose_batched_equal_sequential(name):
     x = np.random.default_rng(3).standard_normal((96, 160)).astype(np.float32)
-    runs = both(example("transpose_swizzled"), "transpose_swizzled", (5, 3), (32, 8),
+    runs = both(example(name), name, (5, 3), (32, 8),
                 {"in": x, "out": np.zeros((160, 96), np.float32)}, bank_conflicts=True, global_sectors=True)
     assert_same(runs)
     assert np.array_equal(runs[1][0]["out"], x.T)
