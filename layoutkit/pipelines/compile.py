@@ -36,7 +36,7 @@ def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None, s
     passes = pipeline_text(pipeline).split(",")
     options: dict[str, list[str]] = {}
     for flag, value, pass_names, option in (
-            ("--tile-sizes", tile_sizes, ("tile-to-workgroups",), "tile-sizes"),
+            ("--tile-sizes", tile_sizes, ("tile-to-workgroups", "pcf-create-dispatch-config"), "tile-sizes"),
             ("--workgroup-size", workgroup_size, ("distribute-to-threads", "promote-to-workgroup-memory",
                                                   "pcf-lower-structural"), "workgroup-size"),
             ("--subgroup-size", subgroup_size, ("pcf-lower-structural",), "subgroup-size")):
