@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, ModuleOp, i64
-from xdsl.dialects.linalg import MatmulOp
+from xdsl.dialects.linalg.ops import MatmulOp
 from xdsl.passes import ModulePass
 
 from layoutkit.passes.pcf_matmul import SPLIT, MatmulConfig, config_of, is_matmul_signature

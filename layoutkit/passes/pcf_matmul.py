@@ -453,8 +453,8 @@ def stage_lanes(fname: str, names, cfg: MatmulConfig, vectorized: bool = False) 
              "            %ka = arith.addi %kq, %p2 : index\n            %ka8 = arith.addi %ka, %c8 : index\n"
              f"            {bindm}scf.for %mi = %c0 to %mi_n step %c1{itm} {{\n"
              "              %mi16 = arith.muli %mi, %c16 : index\n              %rs = arith.addi %om, %mi16 : index\n"
-             "              %ra = arith.addi %rs, %g : index\n              %ra8 = arith.addi %ra, %c8 : index\n")
-    for k, (r, c) in enumerate((("%ra", "%ka"), ("%ra8", "%ka"), ("%ra", "%ka8"), ("%ra8", "%ka8"))):
+             "              %fr = arith.addi %rs, %g : index\n              %fr8 = arith.addi %fr, %c8 : index\n")
+    for k, (r, c) in enumerate((("%fr", "%ka"), ("%fr8", "%ka"), ("%fr", "%ka8"), ("%fr8", "%ka8"))):
         prev = "%za" if k == 0 else f"%fa{k - 1}"
         text += (f"              %a{k}m = pcf.read_slice %lds_a[{r}, {c}] [1, 2] [1, 1] : {pa} to vector<1x2xf16>\n"
                  f"              %a{k} = vector.shape_cast %a{k}m : vector<1x2xf16> to vector<2xf16>\n"
@@ -510,7 +510,7 @@ STAGES: dict[int, tuple[str, str]] = {
 
 def stage_of(function: func.FuncOp) -> int | None:
     """Which stage of the pipeline ``function`` is at (None: not a pcf-matmul function)."""
-    from xdsl.dialects.linalg import MatmulOp
+    from xdsl.dialects.linalg.ops import MatmulOp
 
     from layoutkit.ir.dialects import pcf, pcf_ext
     from layoutkit.ir.dialects.upstream.nvgpu import MmaSyncOp
