@@ -27,8 +27,8 @@ Example (the matmul's K loop, the accumulator carried as a shared payload)::
 has one class ``{%a0, %cur, %nx, %aK}`` and one group of all three ``run_cluster`` ops:
 the same control-flow graph as three regions chained directly.
 
-A distribution implementation (a :class:`Distributor`) receives one group at a time and
-rewrites its ops; it never walks control flow itself.
+A distribution implementation takes one group at a time (its ops and the carried values
+between them) and rewrites its ops; it never walks control flow itself.
 """
 
 from __future__ import annotations
@@ -85,13 +85,6 @@ def distributable(op: Operation) -> Distributable | None:
     """The :class:`Distributable` view of ``op``, or None if it holds no collective code."""
     adapter = DISTRIBUTABLE.get(type(op))
     return adapter(op) if adapter is not None else None
-
-
-class Distributor(Protocol):
-    """A distribution implementation: rewrites one group of ops (and the carried values
-    between them) into code at the next worker level."""
-
-    def distribute(self, group: DistributionGroup) -> None: ...
 
 
 class _UnionFind:
@@ -237,5 +230,5 @@ def carried_equivalence(root: Operation) -> CarriedEquivalence:
     return CarriedEquivalence(classes, list(groups.values()), index)
 
 
-__all__ = ["DISTRIBUTABLE", "CarriedEquivalence", "Distributable", "DistributionGroup", "Distributor",
+__all__ = ["DISTRIBUTABLE", "CarriedEquivalence", "Distributable", "DistributionGroup",
            "RunInterface", "carried_equivalence", "distributable", "is_carried"]

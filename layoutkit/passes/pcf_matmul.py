@@ -586,7 +586,7 @@ def check_distribution_groups(function: func.FuncOp, pass_name: str) -> None:
             raise LayoutError(f"{where}: expected the accumulator's init, K step and write-back as one "
                               f"distribution group, found groups of {shapes} phases")
         (group,) = accumulators
-        if len({id(analysis.class_of(v)[0]) for v in group.values if v.type != group.ops[0].on.type}) > 1:
+        if not all(analysis.same(group.values[0], v) for v in group.values):
             raise LayoutError(f"{where}: the accumulator's carried values are not one equivalence class")
         for op in (o for g in analysis.groups for o in g.ops):
             if not isinstance(op.on.type, pcf_ext.ThreadgroupType):

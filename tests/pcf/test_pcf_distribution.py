@@ -4,6 +4,9 @@ read off each program by hand (names in the test), not computed by the analysis'
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from layoutkit.ir import parse_module
 from layoutkit.ir.dialects import pcf_ext
 from layoutkit.passes.pcf_distribution import carried_equivalence, distributable
@@ -98,3 +101,106 @@ def test_interface_views_run_ops_only():
     assert [names(distributable(op).consumed()) for op in runs] == [set(), {"a0"}]
     executor = next(op for op in module.walk() if isinstance(op, pcf_ext.SharedExecutorOp))
     assert distributable(executor) is None
+
+
+class _Program:
+    """A random nest of scf.for / scf.if over run_cluster ops carrying ``ACC`` payloads; it
+    records every control-flow edge (value name pairs) and which values each op touches, so
+    the expected classes and groups are plain graph components (breadth-first search)."""
+
+    def __init__(self, rng) -> None:
+        self.rng, self.count = rng, 0
+        self.edges: list[tuple[str, str]] = []
+        self.touches: dict[str, list[str]] = {}  # op (named by its result) -> values it touches
+        self.values: list[str] = []
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        self.values.append(name)
+        return name
+
+    def block(self, visible: list[str], depth: int) -> tuple[str, list[str]]:
+        """Text of a block and the carried values visible at its end."""
+        text, visible = "", list(visible)
+        for _ in range(self.rng.randint(1, 3)):
+            kind = self.rng.choice(["produce", "consume", "for", "if"] if depth < 3 else ["produce", "consume"])
+            if kind == "consume" and not visible:
+                kind = "produce"
+            if kind == "produce":
+                name = self.fresh("p")
+                text += produce(name)
+                self.touches[name] = [name]
+            elif kind == "consume":
+                source, name = self.rng.choice(visible), self.fresh("q")
+                text += consume(name, source)
+                self.touches[name] = [source, name]
+            elif kind == "for":
+                init = self.rng.choice(visible) if visible else None
+                if init is None:
+                    init = self.fresh("p")
+                    text += produce(init)
+                    self.touches[init] = [init]
+                arg, result = self.fresh("it"), self.fresh("fr")
+                body, inner = self.block([*visible, arg], depth + 1)
+                yielded = self.rng.choice(inner)
+                self.edges += [(init, arg), (yielded, arg), (yielded, result), (arg, result)]
+                text += (f"%{result} = scf.for %k_{result} = %c0 to %n step %c1 iter_args(%{arg} = %{init})"
+                         f" -> ({ACC}) {{\n{body}scf.yield %{yielded} : {ACC}\n}}\n")
+                visible.append(result)
+            else:
+                result = self.fresh("ir")
+                arms = []
+                for _ in range(2):
+                    body, inner = self.block(visible, depth + 1)
+                    if not inner:
+                        extra = self.fresh("p")
+                        body += produce(extra)
+                        self.touches[extra] = [extra]
+                        inner = [extra]
+                    yielded = self.rng.choice(inner)
+                    self.edges.append((yielded, result))
+                    arms.append(f"{body}scf.yield %{yielded} : {ACC}\n")
+                text += f"%{result} = scf.if %p -> ({ACC}) {{\n{arms[0]}}} else {{\n{arms[1]}}}\n"
+                visible.append(result)
+        return text, visible
+
+
+def _components(nodes, edges) -> list[set]:
+    adjacent: dict = {v: set() for v in nodes}
+    for a, b in edges:
+        adjacent[a].add(b)
+        adjacent[b].add(a)
+    seen: set = set()
+    parts = []
+    for v in nodes:
+        if v in seen:
+            continue
+        part, todo = set(), [v]
+        while todo:
+            w = todo.pop()
+            if w not in part:
+                part.add(w)
+                todo.extend(adjacent[w] - part)
+        seen |= part
+        parts.append(part)
+    return parts
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=40, deadline=None)
+def test_classes_and_groups_equal_graph_components_of_random_programs(seed):
+    import random
+
+    prog = _Program(random.Random(seed))
+    body, _ = prog.block([], 0)
+    module, eq = analyse(program(body))
+    classes = _components(prog.values, prog.edges)
+    got = [names(c) for c in eq.classes if names(c) != {"tg"}]
+    assert sorted(map(sorted, got)) == sorted(map(sorted, classes))
+    # groups: ops joined through the classes of the values they touch
+    class_of = {v: i for i, c in enumerate(classes) for v in c}
+    op_edges = [(op, f"class{class_of[v]}") for op, vs in prog.touches.items() for v in vs]
+    nodes = list(prog.touches) + [f"class{i}" for i in range(len(classes))]
+    expected = sorted(sorted(p & set(prog.touches)) for p in _components(nodes, op_edges) if p & set(prog.touches))
+    assert sorted(sorted(run_names(g)) for g in eq.groups) == expected
