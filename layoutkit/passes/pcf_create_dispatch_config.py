@@ -7,7 +7,8 @@ whose body is ``%r = linalg.matmul ins(%a, %b ...) outs(%c ...)`` and ``return %
 ``translation_info = {pipeline = "RunClusterDistribute", workgroup_size = array<i64: 128, 1, 1>,
 subgroup_size = 32, workgroup_tile = array<i64: 128, 256, 64>, ...}`` and the matmul
 ``lowering_config = {workgroup = array<i64: 128, 256, 64>, subgroup_split = array<i64: 2, 2>}``.
-Other functions are left alone.
+Functions without a linalg.matmul are left alone; one with any other matmul (static or other
+element types, more ops) is a LayoutError.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, ModuleOp, i64
 from xdsl.dialects.linalg.ops import MatmulOp
 from xdsl.passes import ModulePass
 
+from layoutkit.errors import LayoutError
 from layoutkit.passes.pcf_matmul import SPLIT, MatmulConfig, config_of, is_matmul_signature
 
 NAME = "pcf-create-dispatch-config"
@@ -47,11 +49,15 @@ class PcfCreateDispatchConfigPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         config = MatmulConfig.from_sizes(self.tile_sizes)
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-            if config_of(function) is not None or not is_matmul_signature(function):
+            matmuls = [o for o in function.walk() if isinstance(o, MatmulOp)]
+            if config_of(function) is not None or not matmuls:
                 continue
-            matmul = _plain_matmul(function)
+            matmul = _plain_matmul(function) if is_matmul_signature(function) else None
             if matmul is None:
-                continue
+                types = ", ".join(str(t) for t in (*matmuls[0].inputs.types, *matmuls[0].outputs.types))
+                raise LayoutError(f"{NAME}: @{function.sym_name.data}: the pipeline takes a function whose "
+                                  "body is one linalg.matmul of its arguments (tensor<?x?xf16>, "
+                                  f"tensor<?x?xf16>, tensor<?x?xf32>) returned, got a matmul of ({types})")
             function.attributes["translation_info"] = config.translation_info()
             matmul.attributes["lowering_config"] = DictionaryAttr({
                 "workgroup": DenseArrayBase.from_list(i64, [config.tile_m, config.tile_n, config.tile_k]),

@@ -81,7 +81,7 @@ class MatmulConfig:
     tile_k: int = 64
 
     def __post_init__(self) -> None:
-        for name, value, multiple in (("M", self.tile_m, 2 * MMA[0]), ("N", self.tile_n, 2 * MMA[1] * 2),
+        for name, value, multiple in (("M", self.tile_m, SPLIT[0] * MMA[0]), ("N", self.tile_n, SPLIT[1] * MMA[1]),
                                       ("K", self.tile_k, MMA[2])):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value % multiple:
                 raise LayoutError(f"tile-sizes: the {name} tile must be a positive multiple of {multiple} "

@@ -44,6 +44,9 @@ def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None, s
             continue
         value = sizes_text(flag, value)
         if not any(p in passes for p in pass_names):
+            fixed = next((p for p in passes if p.split("{")[0] in pass_names), None)
+            if fixed is not None:
+                raise LayoutError(f"{flag}: pipeline {quote(pipeline)} fixes it: {quote(fixed)}")
             raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_names[0]} pass")
         for name in pass_names:
             options.setdefault(name, []).append(f"{option}={value}")

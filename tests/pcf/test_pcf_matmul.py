@@ -63,6 +63,14 @@ def test_small_tile_equals_numpy(m, n, k):
     np.testing.assert_array_equal(result, c)
 
 
+def test_narrowest_tile_equals_numpy():
+    """32x16x16: each subgroup one 16x8 mma tile, B panel rows of two 8-element chunks."""
+    a, b, c = operands(50, 37, 40, seed=2)
+    c0 = c.copy()
+    run_function(compiled("32,16,16"), "matmul", [a, b, c])
+    check(c, a, b, c0)
+
+
 def test_seed_tile_equals_numpy_on_sizes_not_multiple_of_the_tile():
     out = compiled()  # 128x256x64, the seed's
     assert "memref<128x64xf16, #gpu.address_space<workgroup>>" in out and "memref<4x16x2x2xf32>" in out
@@ -123,7 +131,7 @@ def test_a_stage_run_out_of_order_names_the_missing_pass():
 
 @pytest.mark.parametrize(("sizes", "message"), [
     ("30,32,16", "the M tile must be a positive multiple of 32"),
-    ("32,24,16", "the N tile must be a positive multiple of 32"),
+    ("32,24,16", "the N tile must be a positive multiple of 16"),
     ("32,32,8", "the K tile must be a positive multiple of 16"),
     ("32,32", "expected M,N,K"),
     ("256,256,128", "exceed 48 KiB of shared memory"),
@@ -144,6 +152,22 @@ def test_a_phase_outside_the_accumulator_group_is_not_distributed():
     broken = stage5[:anchor] + extra + stage5[anchor:]
     with pytest.raises(LayoutError, match=r"found groups of \[1, 3\] phases"):
         run_passes(broken, STAGES[5])
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (EXAMPLE.read_text().replace("f16", "f32"), r"got a matmul of \(tensor<\?x\?xf32>, tensor<\?x\?xf32>"),
+    (EXAMPLE.read_text().replace("tensor<?x?xf16>", "tensor<8x8xf16>").replace("tensor<?x?xf32>", "tensor<8x8xf32>"),
+     "the pipeline takes a function whose body is one linalg.matmul"),
+])
+def test_other_matmuls_are_layout_errors(text, message):
+    with pytest.raises(LayoutError, match=message):
+        compile_module(parse_module(text), "pcf-matmul")
+
+
+def test_workgroup_size_is_fixed_by_the_pipeline():
+    with pytest.raises(LayoutError, match=r"--workgroup-size: pipeline 'pcf-matmul' fixes it: "
+                                          r"'pcf-lower-structural\{workgroup-size=128 subgroup-size=32\}'"):
+        compile_module(parse_module(EXAMPLE.read_text()), "pcf-matmul", workgroup_size="256")
 
 
 def test_cli_reports_bad_tile_sizes_in_one_line(tmp_path):
