@@ -9,8 +9,8 @@ examples/pcf/matmul_f16.mlir (``C += A @ B``, f16 x f16 -> f32, dynamic sizes):
    32x32x16 tile, then emit-cuda + NVRTC (sm_90) when installed;
 2. simulated run of the host function at 130x260x70 (a 2x2 grid of tiles, the last ones
    partial; 2 K steps, the last partial): wall-clock seconds of the simulator, thread
-   instructions, shared-memory wavefronts against their lower bound (the panels are not
-   swizzled: fragment reads conflict); the largest error against numpy.
+   instructions, shared-memory wavefronts against their lower bound (the panels are
+   XOR-swizzled: fragment reads are at it); the largest error against numpy.
 
 Times are medians of ``--repeat`` runs after a warm-up (wall-clock seconds of this process).
 """

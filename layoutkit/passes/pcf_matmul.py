@@ -25,7 +25,9 @@ stage, each one file in ``layoutkit/passes`` (``pcf-matmul`` pipeline):
 7. ``pcf-distribute-run-cluster-to-lanes``: a lane ``pcf.generic``; lanes copy 8-element
    chunks, each lane's accumulator is a packed ``tensor<MI x NI x 2 x 2 x f32>`` of
    ``mma.sync m16n8k16`` C fragments carried through the K loop, fragments of A and B are
-   read from the panels in the PTX register layout and multiplied with ``nvgpu.mma.sync``.
+   read from the panels in the PTX register layout and multiplied with ``nvgpu.mma.sync``;
+   the lanes place the panels' 8-element chunks XOR-swizzled (:attr:`MatmulConfig.swizzle`)
+   so that fragment reads are free of bank conflicts.
 8. ``pcf-vectorize-lane-code``: the lane code on vectors and buffers: function tensors
    become memrefs, the packed accumulator a private ``memref.alloca`` of fragments.
 
@@ -104,6 +106,18 @@ class MatmulConfig:
     @property
     def frags(self) -> tuple[int, int]:
         return self.sub[0] // MMA[0], self.sub[1] // MMA[1]
+
+    @property
+    def swizzle(self) -> tuple[int, int]:
+        """Rows over which the panels' 8-element chunks are XOR-permuted: A chunk ``c`` of row
+        ``r`` is stored at ``c ^ (r mod sa)``, B chunk ``c`` of k row ``k`` at
+        ``c ^ ((k / 2) mod sb)`` (``sa``, ``sb``: the largest powers of two dividing the chunks
+        per row, at most 8 and 4). Example: TK = 64, TN = 256 -> (8, 4): the 8 rows of an A
+        fragment and the 4 k-row pairs of a B fragment fall in different banks."""
+        def power(chunks: int, cap: int) -> int:
+            return min(cap, chunks & -chunks)
+
+        return power(self.tile_k // 8, 8), power(self.tile_n // 8, 4)
 
     @property
     def threads(self) -> int:
@@ -402,6 +416,11 @@ def stage_lanes(fname: str, names, cfg: MatmulConfig, vectorized: bool = False) 
             f"        %row_a = arith.constant {row_a} : index\n        %row_b = arith.constant {row_b} : index\n"
             "        %g = arith.divui %lane, %c4 : index\n        %pr = arith.remui %lane, %c4 : index\n"
             "        %p2 = arith.muli %pr, %c2 : index\n"
+            f"        %swz_rows_a = arith.constant {cfg.swizzle[0]} : index\n"
+            f"        %swz_rows_b = arith.constant {cfg.swizzle[1]} : index\n"
+            # a lane's fragment rows are group (+ 8, + multiples of 16), its B k rows 2 pair (+ 1, + 8)
+            "        %ga = arith.remui %g, %swz_rows_a : index\n        %swz_a = arith.muli %ga, %c8 : index\n"
+            "        %pb = arith.remui %pr, %swz_rows_b : index\n        %swz_b = arith.muli %pb, %c8 : index\n"
             "        %zc = arith.constant dense<0.0> : vector<2x2xf32>\n"
             "        %za = arith.constant dense<0.0> : vector<4x2xf16>\n"
             "        %zb = arith.constant dense<0.0> : vector<2x2xf16>\n")
@@ -435,14 +454,18 @@ def stage_lanes(fname: str, names, cfg: MatmulConfig, vectorized: bool = False) 
              "            %cc = arith.muli %cc0, %c8 : index\n            %ra = arith.addi %qa, %cr : index\n"
              "            %grow = arith.addi %m0, %ra : index\n            %gcol = arith.addi %k0, %cc : index\n"
              f"            %v = vector.transfer_read %{a}[%grow, %gcol], %zh : {kind}<?x?xf16>, vector<1x8xf16>\n"
-             f"            pcf.write_slice %v into %lds_a[%ra, %cc] [1, 8] [1, 1] : vector<1x8xf16> into {pa}\n"
+             "            %rsa = arith.remui %ra, %swz_rows_a : index\n            %rsw = arith.muli %rsa, %c8 : index\n"
+             "            %ccs = arith.xori %cc, %rsw : index\n"
+             f"            pcf.write_slice %v into %lds_a[%ra, %ccs] [1, 8] [1, 1] : vector<1x8xf16> into {pa}\n"
              "          }\n"
              f"          scf.for %ch = %lane to %chunks_b step %nlane {{\n"
              "            %cr = arith.divui %ch, %row_b : index\n            %cc0 = arith.remui %ch, %row_b : index\n"
              "            %cc = arith.muli %cc0, %c8 : index\n            %rb = arith.addi %qb, %cr : index\n"
              "            %grow = arith.addi %k0, %rb : index\n            %gcol = arith.addi %n0, %cc : index\n"
              f"            %v = vector.transfer_read %{b}[%grow, %gcol], %zh : {kind}<?x?xf16>, vector<1x8xf16>\n"
-             f"            pcf.write_slice %v into %lds_b[%rb, %cc] [1, 8] [1, 1] : vector<1x8xf16> into {pb}\n"
+             "            %rh = arith.divui %rb, %c2 : index\n            %rsb = arith.remui %rh, %swz_rows_b : index\n"
+             "            %rsw = arith.muli %rsb, %c8 : index\n            %ccs = arith.xori %cc, %rsw : index\n"
+             f"            pcf.write_slice %v into %lds_b[%rb, %ccs] [1, 8] [1, 1] : vector<1x8xf16> into {pb}\n"
              "          }\n          gpu.barrier\n")
     # the compute phase: mma.sync over the subgroup's block, k steps of 16
     itks, bindks = ("", "") if vectorized else (f" iter_args(%v0 = %cur) -> ({packed})", "%next = ")
@@ -451,20 +474,21 @@ def stage_lanes(fname: str, names, cfg: MatmulConfig, vectorized: bool = False) 
     facc = cur if vectorized else "%v2"
     text += (f"          {bindks}scf.for %kq = %c0 to %tile_k step %c16{itks} {{\n"
              "            %ka = arith.addi %kq, %p2 : index\n            %ka8 = arith.addi %ka, %c8 : index\n"
+             "            %kas = arith.xori %ka, %swz_a : index\n            %ka8s = arith.xori %ka8, %swz_a : index\n"
              f"            {bindm}scf.for %mi = %c0 to %mi_n step %c1{itm} {{\n"
              "              %mi16 = arith.muli %mi, %c16 : index\n              %rs = arith.addi %om, %mi16 : index\n"
              "              %fr = arith.addi %rs, %g : index\n              %fr8 = arith.addi %fr, %c8 : index\n")
-    for k, (r, c) in enumerate((("%fr", "%ka"), ("%fr8", "%ka"), ("%fr", "%ka8"), ("%fr8", "%ka8"))):
+    for k, (r, c) in enumerate((("%fr", "%kas"), ("%fr8", "%kas"), ("%fr", "%ka8s"), ("%fr8", "%ka8s"))):
         prev = "%za" if k == 0 else f"%fa{k - 1}"
         text += (f"              %a{k}m = pcf.read_slice %lds_a[{r}, {c}] [1, 2] [1, 1] : {pa} to vector<1x2xf16>\n"
                  f"              %a{k} = vector.shape_cast %a{k}m : vector<1x2xf16> to vector<2xf16>\n"
                  f"              %fa{k} = vector.insert %a{k}, {prev} [{k}] : vector<2xf16> into vector<4x2xf16>\n")
     text += (f"              {bindn}scf.for %ni = %c0 to %ni_n step %c1{itn} {{\n"
              "                %ni8 = arith.muli %ni, %c8 : index\n                %ns8 = arith.addi %on, %ni8 : index\n"
-             "                %nb = arith.addi %ns8, %g : index\n")
+             "                %nb = arith.addi %ns8, %g : index\n                %nbs = arith.xori %nb, %swz_b : index\n")
     for k, r in enumerate(("%ka", "%ka8")):
         prev = "%zb" if k == 0 else f"%fb{k - 1}"
-        text += (f"                %b{k}m = pcf.read_slice %lds_b[{r}, %nb] [2, 1] [1, 1] : {pb} to vector<2x1xf16>\n"
+        text += (f"                %b{k}m = pcf.read_slice %lds_b[{r}, %nbs] [2, 1] [1, 1] : {pb} to vector<2x1xf16>\n"
                  f"                %b{k} = vector.shape_cast %b{k}m : vector<2x1xf16> to vector<2xf16>\n"
                  f"                %fb{k} = vector.insert %b{k}, {prev} [{k}] : vector<2xf16> into vector<2x2xf16>\n")
     text += (frag_read(facc, " " * 16)
