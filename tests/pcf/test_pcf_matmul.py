@@ -175,3 +175,14 @@ def test_cli_reports_bad_tile_sizes_in_one_line(tmp_path):
                            "--tile-sizes", "30,32,16"], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("error:") == 1 and "multiple of 32" in done.stderr
+
+
+def test_fragment_reads_of_the_swizzled_panels_have_no_bank_conflicts():
+    """At the seed's tile every mma fragment read from the panels takes the fewest shared
+    wavefronts its bytes need (the simulator's count against its lower bound)."""
+    a, b, c = operands(130, 260, 70, seed=4)
+    reports: list = []
+    run_function(compiled(), "matmul", [a, b, c], reports=reports, memory_counts=True)
+    reads = {op: counts for op, counts in reports[0].shared_wavefronts.items() if "transfer_read %lds_" in op}
+    assert len(reads) == 6  # four A fragment pieces, two B
+    assert all(n == lower for n, lower in reads.values()), reads
