@@ -242,7 +242,7 @@ def stage_wrapped(fname: str, names, cfg: MatmulConfig) -> str:
     return _header(fname, names, cfg) + _tile_slices(names) + _executor_head() + body + _write_tile("%d") + _footer()
 
 
-def _acc_type(cfg: MatmulConfig, scope: str, shape: tuple[int, int]) -> str:
+def _acc_type(scope: str, shape: tuple[int, int]) -> str:
     return f"!pcf.threadgroup<{scope}, shared(tensor<{shape[0]}x{shape[1]}xf32>)>"
 
 
@@ -254,7 +254,7 @@ def _k_step(indent: str) -> str:
 def _flow(cfg: MatmulConfig, with_copies: bool) -> str:
     """Stages 4 and 5: the executor body as run_cluster phases (and the shared-memory copies)."""
     tm, tn, tk = cfg.tile_m, cfg.tile_n, cfg.tile_k
-    acc = _acc_type(cfg, SG, (tm, tn))
+    acc = _acc_type(SG, (tm, tn))
     tacc = f"tensor<{tm}x{tn}xf32>"
     ind = " " * 10
     text = ""
@@ -330,7 +330,7 @@ def stage_subgroups(fname: str, names, cfg: MatmulConfig) -> str:
     tm, tn, tk = cfg.tile_m, cfg.tile_n, cfg.tile_k
     sm, sn = cfg.sub
     qm, qk = tm // 4, tk // 4
-    acc = _acc_type(cfg, LN, (sm, sn))
+    acc = _acc_type(LN, (sm, sn))
     tacc = f"tensor<{sm}x{sn}xf32>"
     ind = " " * 12
     text = (_header(fname, names, cfg) + _tile_slices(names) + _panel_allocs(cfg)
