@@ -164,24 +164,25 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
     return True
 
 
-_KEPT = 256  # repeated values kept per machine (see _repeat)
+KEPT_BYTES = 1 << 25  # repeated values kept per machine (see _repeat), in bytes
 
 
 def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
     """``value`` (threads, ...) repeated ``times`` over along the threads. Values are never
     written in place, so a repeat is kept by the value's identity (holding the value, so
     its id is not reused): a loop's values from outside, such as the thread's lane, are
-    the same arrays each time the loop runs."""
+    the same arrays each time the loop runs. At most ``KEPT_BYTES`` are kept."""
     key = ("repeat", id(value), times)
     kept = m.cache.get(key)
     if kept is not None and kept[0] is value:
         return kept[1]
     wide = np.tile(value, (times,) + (1,) * (value.ndim - 1))
-    count = m.cache.get("repeats", 0)
-    if count >= _KEPT:
-        for old in [k for k in m.cache if isinstance(k, tuple) and k[0] == "repeat"]:
+    total = m.cache.get("repeated bytes", 0) + wide.nbytes
+    if total > KEPT_BYTES:
+        for old in [k for k in m.cache if isinstance(k, tuple) and k and k[0] == "repeat"]:
             del m.cache[old]
-        count = 0
-    m.cache["repeats"] = count + 1
-    m.cache[key] = (value, wide)
+        total = wide.nbytes
+    m.cache["repeated bytes"] = total
+    if wide.nbytes <= KEPT_BYTES:
+        m.cache[key] = (value, wide)
     return wide
