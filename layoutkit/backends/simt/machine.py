@@ -315,7 +315,9 @@ class Machine:
             return loc, value
         _, owners, epoch, base = entry
         slots = self.chunk.slots if ids is None else ids
-        key = np.broadcast_to((epoch + slots // base).reshape((-1,) + (1,) * (loc.ndim - 1)), loc.shape)
+        key = epoch + slots // base
+        if loc.ndim > 1:  # (repeated per element: a broadcast (n, 1) column is slow)
+            key = np.repeat(key, loc[0].size).reshape(loc.shape)
         keep = key >= owners[loc]
         if not keep.all():
             loc, value, key = loc[keep], np.broadcast_to(value, keep.shape)[keep], key[keep]
