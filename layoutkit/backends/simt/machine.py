@@ -316,7 +316,7 @@ class Machine:
         _, owners, epoch, base = entry
         slots = self.chunk.slots if ids is None else ids
         key = epoch + slots // base
-        if loc.ndim > 1:  # (repeated per element: a broadcast (n, 1) column is slow)
+        if loc.ndim > 1 and loc.shape[0]:  # (repeated per element: a broadcast (n, 1) column is slow)
             key = np.repeat(key, loc[0].size).reshape(loc.shape)
         keep = key >= owners[loc]
         if not keep.all():
