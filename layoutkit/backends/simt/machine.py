@@ -311,12 +311,12 @@ class Machine:
         of iterations 3 and 1, iteration 3's whichever op stored last. Unchanged for other
         buffers."""
         entry = self.ordered.get(id(buffer))
-        if entry is None or entry[0] is not buffer:
+        if entry is None or entry[0] is not buffer or not loc.size:
             return loc, value
         _, owners, epoch, base = entry
         slots = self.chunk.slots if ids is None else ids
         key = epoch + slots // base
-        if loc.ndim > 1 and loc.shape[0]:  # (repeated per element: a broadcast (n, 1) column is slow)
+        if loc.ndim > 1:  # (repeated per element: a broadcast (n, 1) column is slow)
             key = np.repeat(key, loc[0].size).reshape(loc.shape)
         keep = key >= owners[loc]
         if not keep.all():
