@@ -76,9 +76,40 @@ MAX_CANDIDATES = 12
 SAME_MAP = 3
 #: what any convert op costs beyond its planner cost (one op more; keeps equal layouts equal)
 CONVERT_OP = 0.01
-#: an element-wise instruction per register, against a conversion's instructions and
-#: wavefronts (the measure) and a global access's instructions and excess sectors
-ELEMENTWISE_WEIGHT = 0.1
+#: Relative weights, in SM issue cycles per warp-instruction on sm_80 (CUDA C++ Programming
+#: Guide, "Arithmetic Instructions" throughput table for compute capability 8.0: 64 results
+#: per clock per SM for 32-bit float add/mul/fma and integer add/compare/logic, 16 for the
+#: special-function unit -- reciprocal, exp2, log2, sin, cos, rsqrt; 32 for warp shuffles;
+#: shared memory serves one 32-bank wavefront per clock). A conversion's instructions
+#: (shuffles, shared stores and loads) and wavefronts cost 1 each -- ``layoutkit analyze``'s
+#: measure -- so an ordinary element-wise instruction costs half of that per register of its
+#: result, a special-function one 2. Global accesses are not weighed against these at all:
+#: their widths and sectors are a constraint (:meth:`ExactLayouts.constrain_accesses`).
+ELEMENTWISE_WEIGHT = 0.5
+#: a global access of a tensor smaller than the block (replicated whatever its layout: its
+#: lanes read the same sectors), per instruction and sector above the minimum: one issue
+#: through the load/store unit (a warp-instruction per clock per SM, like a shuffle) and one
+#: L1 wavefront serving the broadcast
+BROADCAST_ACCESS_WEIGHT = 2.0
+#: index math (offsets, pointers, masks recomputed per use) costs this fraction of other
+#: element-wise work: registers of one thread differ by constants there, which LLVM folds
+#: into the immediate offsets of the memory instructions or computes once per thread
+INDEX_WEIGHT = 0.1
+#: special-function (MUFU) ops: 16 results per clock per SM; ``arith.divf`` lowers to
+#: ``div.full.f32`` (a reciprocal and a multiply)
+SPECIAL_WEIGHT = 2.0
+_SPECIAL = {"math.exp": SPECIAL_WEIGHT, "math.exp2": SPECIAL_WEIGHT, "math.log": SPECIAL_WEIGHT,
+            "math.log2": SPECIAL_WEIGHT, "math.sin": SPECIAL_WEIGHT, "math.cos": SPECIAL_WEIGHT,
+            "math.rsqrt": SPECIAL_WEIGHT, "math.sqrt": SPECIAL_WEIGHT, "tt.approx_divf": SPECIAL_WEIGHT,
+            "arith.divf": SPECIAL_WEIGHT + ELEMENTWISE_WEIGHT, "tt.precise_divf": SPECIAL_WEIGHT + 4 * ELEMENTWISE_WEIGHT,
+            "tt.precise_sqrt": SPECIAL_WEIGHT + 4 * ELEMENTWISE_WEIGHT}
+
+
+def op_weight(op: Any) -> float:
+    """The issue cost of one element-wise instruction of ``op`` per register (see above)."""
+    return _SPECIAL.get(getattr(op, "name", ""), ELEMENTWISE_WEIGHT)
+
+
 #: the cost of a requirement no candidate can meet
 IMPOSSIBLE = 1e9
 
@@ -105,6 +136,37 @@ def _layout_of(value: SSAValue) -> Any:
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
     return tuple(int(d) for d in value.type.get_shape())
+
+
+#: bytes of a global memory sector, and of a cache line
+SECTOR_BYTES, LINE_BYTES = 32, 128
+
+
+def _lanes_moved(layout: BlockedEncoding, shape: tuple[int, ...], elem: int) -> list[tuple[BlockedEncoding, int]]:
+    """Variants of a coalesced blocked layout with lanes moved from the contiguous dim
+    ``order[0]`` to the next one while each row segment a warp reads stays a whole cache line
+    and then a whole sector (the same global instructions and sectors): fewer lanes share a
+    row, so a reduction along the contiguous dim leaves a less replicated slice (triton issue
+    10987). Worked example: 64x64xf32 ``[1, 4], lanes [2, 16]`` gives lanes ``[4, 8]`` (128-byte
+    rows) and ``[16, 2]`` (32-byte rows); the row sums then sit on 4 and 1 registers per
+    thread instead of 8."""
+    fast, slow = layout.order[0], layout.order[1]
+    lanes = list(layout.threads_per_warp)
+    row = layout.size_per_thread[fast] * elem
+    found = []
+    for target in (LINE_BYTES, SECTOR_BYTES):
+        keep = max(1, -(-target // row))
+        if keep >= lanes[fast]:
+            continue
+        split = lanes[fast] // keep
+        moved = list(lanes)
+        moved[fast], moved[slow] = keep, lanes[slow] * split
+        room = shape[slow] // (layout.size_per_thread[slow] * layout.warps_per_cta[slow])
+        if moved[slow] > max(1, room):
+            continue
+        found.append((BlockedEncoding(layout.size_per_thread, tuple(moved), layout.warps_per_cta, layout.order,
+                                      layout.cga), split))
+    return found
 
 
 # -- requirements: what a user wants for an operand, given the user's layout ------------------
@@ -172,6 +234,25 @@ def permute_blocked(layout: Any, perm: tuple[int, ...]) -> Any | None:
                            CGALayout(tuple(tuple(b[d] for d in perm) for b in bases), layout.rank))
 
 
+def lift_blocked(layout: Any, axis: int) -> Any | None:
+    """A blocked layout one dim larger whose ``#ttg.slice`` on ``axis`` is ``layout`` as a
+    function: the new dim has one thread and one warp (each thread holds the whole axis in
+    registers, slowest in order), so a reduction along it needs no shuffle and its result is
+    already in ``layout``. ``blocked<[1, 2], [2, 16], [4, 1]>`` on axis 1 is
+    ``blocked<[1, 1, 2], [2, 1, 16], [4, 1, 1], order [2, 0, 1]>``."""
+    if not isinstance(layout, BlockedEncoding) or not 0 <= axis <= layout.rank or \
+            (layout.cga is not None and layout.cga.bases):
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    def insert(values: tuple[int, ...], value: int) -> tuple[int, ...]:
+        return (*values[:axis], value, *values[axis:])
+
+    order = tuple(d + (d >= axis) for d in layout.order) + (axis,)
+    return BlockedEncoding(insert(layout.size_per_thread, 1), insert(layout.threads_per_warp, 1),
+                           insert(layout.warps_per_cta, 1), order, CGALayout((), layout.rank + 1))
+
+
 @dataclass
 class Use:
     """Operand ``index`` of ``op`` (value ``value``) wants ``want.of(layout of variable user)``;
@@ -195,6 +276,7 @@ class Variable:
     origins: list[str] = field(default_factory=list)
     pinned: bool = False
     unary: list[Any] = field(default_factory=list)  # callables layout -> cost
+    access: list[Any] = field(default_factory=list)  # a global access's cost: layout -> cost
     label: str = ""
 
     def add(self, layout: Any, origin: str) -> bool:
@@ -242,14 +324,18 @@ def _function(layout: Any, shape: tuple[int, ...]) -> bytes:
     return found
 
 
-_COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str], float] = {}
+_COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str, str], float] = {}
+_ROUTES: dict[tuple[Any, Any, tuple[int, ...], str, str], bool] = {}
 
 
-def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str) -> float:
-    """A conversion's cost in the measure: instructions per thread + shared wavefronts."""
+def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str = "cuda:80") -> float:
+    """A conversion's cost in the measure: instructions per thread + shared wavefronts; to a
+    ``#ttg.dot_op`` that needs shared memory, the cheaper of the planner's conversion and
+    Triton's route (``local_alloc`` to its swizzled layout + ``local_load``, ``ldmatrix``
+    where the target has it: :func:`shared_route_cost`)."""
     if src == dst:
         return 0.0
-    key = (_function(src, shape), _function(dst, shape), shape, dtype)  # equal maps, one price
+    key = (_function(src, shape), _function(dst, shape), shape, dtype, target)  # equal maps, one price
     found = _COSTS.get(key)
     if found is None:
         try:
@@ -258,8 +344,85 @@ def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str) -> floa
                                        + cost.load_wavefronts)
         except (LayoutError, ValueError, NotImplementedError):
             found = IMPOSSIBLE
+        route = shared_route_cost(src, dst, shape, dtype, target)
+        if route is not None and route < found:
+            found = route
+            _ROUTES[(src, dst, shape, dtype, target)] = True
         _COSTS[key] = found
     return found
+
+
+def uses_shared_route(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str) -> bool:
+    """Whether :func:`convert_cost` priced ``src -> dst`` by Triton's shared-memory route."""
+    convert_cost(src, dst, shape, dtype, target)
+    return _ROUTES.get((src, dst, shape, dtype, target), False)
+
+
+def shared_route_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str) -> float | None:
+    """The cost of ``local_alloc`` + ``local_load`` (Triton's ReduceDataDuplication route)
+    for a conversion to a dot operand that needs shared memory, as ``layoutkit analyze``
+    prices those two ops (instructions per thread + wavefronts each); None when it does not
+    apply. Worked example: 64x32xf16 blocked ``[1, 8]`` to operand A of an mma v2 goes
+    through ``swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4}>`` and ``ldmatrix``."""
+    from layoutkit.triton.reduce_data_duplication import (
+        needs_shared_memory,
+        operand_swizzle,
+        order_for_memory,
+    )
+
+    if not isinstance(dst, DotOperandEncoding) or isinstance(src, DotOperandEncoding):
+        return None
+    try:
+        if not needs_shared_memory(src, dst, shape):
+            return None
+        encoding = operand_swizzle(dst, shape, order_for_memory(src, shape), 8 * element_bytes(dtype))
+        total = CONVERT_OP + _shared_side(src, encoding, shape, dtype, target, True) \
+            + _shared_side(dst, encoding, shape, dtype, target, False)
+        return float(total)
+    except (LayoutError, ValueError, NotImplementedError, TypeError, AttributeError, KeyError):
+        return None
+
+
+_SIDES: dict[tuple[bytes, Any, tuple[int, ...], str, str, bool], float] = {}
+
+
+def _shared_side(layout: Any, encoding: Any, shape: tuple[int, ...], dtype: str, target: str, store: bool) -> float:
+    """One side of the shared route (instructions + wavefronts, ``ldmatrix``/``stmatrix``
+    where the target has them), cached by the layout's map and the shared encoding."""
+    from layoutkit.analysis.access import memory_offsets
+    from layoutkit.analysis.matrix_access import matrix_access, supports
+    from layoutkit.triton.analyze import shared_cost
+
+    key = (_function(layout, shape), encoding, shape, dtype, target, store)
+    found = _SIDES.get(key)
+    if found is None:
+        offsets = memory_offsets(encoding, shape).reshape(-1)
+        matrix = matrix_access(layout, offsets, shape, dtype, store=store) if supports(target, store) else None
+        if matrix is not None:  # ldmatrix / stmatrix, as analyze prices it
+            found = float(matrix.instructions + matrix.wavefronts)
+        else:
+            cost = shared_cost(layout, offsets, shape, dtype)
+            found = float(cost["instructions"] + cost["wavefronts"])
+        _SIDES[key] = found
+    return found
+
+
+_REGISTERS: dict[tuple[Any, tuple[int, ...]], int] = {}
+
+
+def _registers(layout: Any, shape: tuple[int, ...]) -> int:
+    key = (layout, shape)
+    found = _REGISTERS.get(key)
+    if found is None:
+        found = _REGISTERS[key] = registers_per_thread(layout, shape)
+    return found
+
+
+def _is_work(op: Any) -> bool:
+    """An op of index math that executes instructions (``splat``, ``expand_dims`` and
+    ``broadcast`` only rename registers)."""
+    return isinstance(op, Operation) and op.name != "tt.splat" and (
+        _is_elementwise(op) or op.name in ("arith.constant", "tt.make_range"))
 
 
 def _where(op: Operation) -> str:
@@ -288,6 +451,7 @@ class Converted:
     dst_origin: str
     cost: float
     alternatives: list[tuple[str, float]]
+    route: str = "convert_layout"
 
 
 class ExactLayouts:
@@ -417,7 +581,11 @@ class ExactLayouts:
         self.follow_rules: dict[Operation, list[tuple[int, Want]]] = {}
         self.strip_converts(block)
         self.rematerialize(block)
+        from layoutkit.triton.axis_walk import axis_infos
+
+        self.infos = axis_infos(self.func)  # the copies' pointers too
         self.original = {v: _layout_of(v) for v in self.followers}
+        self._follower_costs: dict[tuple[SSAValue, Any], float] = {}
         for op in block.walk():
             self.visit(op)
 
@@ -464,8 +632,8 @@ class ExactLayouts:
             v.add(self.wanted[(op, 0)], INPUT)
             for layout, origin in self.coalesced(op, ptr):
                 v.add(layout, origin)
-            v.unary.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
-                                            _shape(ptr), v.dtype))
+            v.access.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
+                                             _shape(ptr), v.dtype))
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
             return
@@ -481,7 +649,7 @@ class ExactLayouts:
                 for layout, origin in self.coalesced(op, ptr):
                     v.add(layout, origin)
                 mask = op.operands[1] if len(op.operands) > 1 and _tensor(op.operands[1]) else None
-                v.unary.append(self.global_cost(op, ptr, mask, v.shape, v.dtype))
+                v.access.append(self.global_cost(op, ptr, mask, v.shape, v.dtype))
                 want = Want("same")
             elif name == "tt.trans":
                 want = Want("trans", tuple(int(d) for d in op.order.get_values()))
@@ -498,7 +666,8 @@ class ExactLayouts:
             else:
                 want = Want("same")
                 if _is_elementwise(op) or name == "arith.constant":
-                    v.unary.append(lambda layout, shape=v.shape: ELEMENTWISE_WEIGHT * registers_per_thread(layout, shape))
+                    weight = op_weight(op)
+                    v.unary.append(lambda layout, shape=v.shape, w=weight: w * _registers(layout, shape))
             for i, value in enumerate(op.operands):
                 if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce", "tt.trans")
                                        or _shape(value) == v.shape):
@@ -530,9 +699,13 @@ class ExactLayouts:
         for width in (vec, max(1, vec // 2)):
             spt = [1] * rank
             spt[order[0]] = width
-            found.append((default_blocked_encoding(shape, self.num_warps, self.threads_per_warp,
-                                                   size_per_thread=spt, order=order),
-                          f"coalesced {where}"))
+            base = default_blocked_encoding(shape, self.num_warps, self.threads_per_warp,
+                                            size_per_thread=spt, order=order)
+            found.append((base, f"coalesced {where}"))
+            if width == vec and rank >= 2:
+                found.extend((layout, f"coalesced {where}, {base.threads_per_warp[order[0]] // split}x fewer "
+                                      f"lanes along dim {order[0]}")
+                             for layout, split in _lanes_moved(base, shape, elem))
             if rank == 2:
                 other = order[1]
                 depth = min(8, max(1, per_thread // width), shape[other])
@@ -596,17 +769,44 @@ class ExactLayouts:
                 source = self.variables[self.var_of[use.value]]
                 user = self.variables[use.user]
                 for layout, origin in list(zip(user.candidates, user.origins)):
+                    if use.want.kind == "parent" and isinstance(layout, BlockedEncoding):
+                        lifted = lift_blocked(layout, use.want.param)  # the reduced axis in registers
+                        if lifted is not None:
+                            changed |= user.add(SliceEncoding(use.want.param, lifted), f"{origin}, reduced in registers")
                     changed |= source.add(use.want.of(layout), origin)
                 for layout, origin in list(zip(source.candidates, source.origins)):
                     changed |= user.add(use.want.inverse(layout), origin)
             if not changed:
                 break
 
+    def constrain_accesses(self) -> None:
+        """Coalesced global widths are a constraint, not a price: a load's or store's variable
+        keeps only the candidates whose global cost (instructions per thread + sectors above
+        the minimum) is the least any candidate reaches, so no conversion or element-wise
+        saving can buy a narrower or less coalesced access (a global instruction waits
+        hundreds of cycles and an extra sector moves 32 bytes of DRAM; a shared wavefront or
+        shuffle is a few cycles of on-chip bandwidth). A tensor with fewer elements than the
+        block has threads is replicated whatever its layout; its lanes read the same sectors
+        (one L1 wavefront per instruction, a broadcast), so its accesses are priced like any
+        instruction instead: loading 16 floats into every thread (4 vector loads) is cheaper
+        than 15 shuffles spreading them from 16 lanes (``outer3_reduce``)."""
+        for v in self.variables:
+            if v.access and math.prod(v.shape) < self.threads:  # replicated in any layout: see above
+                v.access = [lambda c, f=f: BROADCAST_ACCESS_WEIGHT * f(c) for f in v.access]
+                continue
+            if not v.access or len(v.candidates) < 2:
+                continue
+            costs = [sum(f(c) for f in v.access) for c in v.candidates]
+            best = min(costs)
+            keep = [i for i, c in enumerate(costs) if c <= best + 1e-9]
+            v.candidates = [v.candidates[i] for i in keep]
+            v.origins = [v.origins[i] for i in keep]
+
     # -- the problem ------------------------------------------------------------------------
     def problem(self, forced: dict[int, int] | None = None) -> AssignmentProblem:
         unary = []
         for index, v in enumerate(self.variables):
-            row = [sum(f(c) for f in v.unary) for c in v.candidates]
+            row = [sum(f(c) for f in v.unary) + sum(f(c) for f in v.access) for c in v.candidates]
             if forced and index in forced:
                 row = [r if i == forced[index] else IMPOSSIBLE for i, r in enumerate(row)]
             unary.append(row)
@@ -614,16 +814,20 @@ class ExactLayouts:
         for use in self.uses:
             u = self.var_of.get(use.value)
             if u is None:
+                if use.value in self.followers and use.user is not None:
+                    user = self.variables[use.user]
+                    for b, layout in enumerate(user.candidates):
+                        unary[use.user][b] += self.follower_cost(use.value, use.want.of(layout))
                 continue
             src = self.variables[u]
             shape, dtype = _shape(use.value), str(use.value.type.element_type)
             if use.user is None:
                 for a, layout in enumerate(src.candidates):
-                    unary[u][a] += convert_cost(layout, use.want.param, shape, dtype)
+                    unary[u][a] += convert_cost(layout, use.want.param, shape, dtype, self.target)
                 continue
             dst = self.variables[use.user]
             wants = [use.want.of(b) for b in dst.candidates]
-            matrix = [[IMPOSSIBLE if w is None else convert_cost(a, w, shape, dtype) for w in wants]
+            matrix = [[IMPOSSIBLE if w is None else convert_cost(a, w, shape, dtype, self.target) for w in wants]
                       for a in src.candidates]
             if use.user == u:
                 for a in range(len(src.candidates)):
@@ -633,10 +837,31 @@ class ExactLayouts:
         return AssignmentProblem(tuple(len(v.candidates) for v in self.variables),
                                  tuple(map(tuple, unary)), tuple(pairs))
 
+    def follower_cost(self, value: SSAValue, layout: Any) -> float:
+        """What recomputing the index math of ``value`` in ``layout`` costs: its element-wise
+        instructions (registers per thread each, as the work is priced everywhere), or, when
+        it cannot follow, its input layout's work plus the convert at the use."""
+        key = (value, layout)
+        found = self._follower_costs.get(key)
+        if found is None:
+            plan: list = []
+            if layout is not None and self.settle(value, layout, plan, []):
+                extra = 0.0
+            else:
+                plan = []
+                self.settle(value, self.original[value], plan, [])
+                extra = IMPOSSIBLE if layout is None else convert_cost(
+                    self.original[value], layout, _shape(value), str(value.type.element_type), self.target)
+            found = extra + sum(INDEX_WEIGHT * op_weight(v.owner) * _registers(held, _shape(v)) for v, held in plan
+                                if _is_work(v.owner))
+            self._follower_costs[key] = found
+        return found
+
     # -- the rewrite ------------------------------------------------------------------------
     def run(self, explain: bool = False) -> None:
         self.build()
         self.propagate()
+        self.constrain_accesses()
         problem = self.problem()
         solution = solve(problem, self.method)
         self.total, self.solver = solution.cost, solution.method
@@ -675,6 +900,12 @@ class ExactLayouts:
                 records[key].users.append(_where(use.op))
             use.op.operands[use.index] = made[key]
         self.converts = list(records.values())
+        from layoutkit.triton.reduce_data_duplication import _rewrite as through_shared
+
+        for (value, wanted), result in made.items():  # Triton's route where it is the cheaper
+            if uses_shared_route(_layout_of(value), wanted, _shape(value), str(value.type.element_type), self.target):
+                records[(value, wanted)].route = "local_alloc + local_load"
+                through_shared(result.owner)
 
     def record(self, use: Use, wanted: Any, choice, problem: AssignmentProblem, total: float,
                explain: bool) -> Converted:
@@ -701,7 +932,7 @@ class ExactLayouts:
                         alternatives.append((f"user in {_short(layout)}", alt.cost))
                         break
         return Converted(use.value, src, wanted, producer, [_where(use.op)], source.origins[choice[u]],
-                         dst_origin, convert_cost(src, wanted, shape, dtype), alternatives)
+                         dst_origin, convert_cost(src, wanted, shape, dtype, self.target), alternatives)
 
 
 def _retype(value: SSAValue, layout: Any) -> None:
