@@ -65,6 +65,7 @@ from layoutkit.ir.dialects import ttg
 from layoutkit.ir.dialects.layouts import LayoutAttr
 from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding, SliceEncoding
 from layoutkit.layouts.triton.default import default_blocked_encoding
+from layoutkit.layouts.triton.linear import LinearEncoding
 from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
 
 #: the origin of a value's own layout in the input
@@ -187,11 +188,19 @@ class Want:
             return self.param
         if self.kind == "slice":
             return SliceEncoding(self.param, layout) if isinstance(layout, BlockedEncoding | NvidiaMmaEncoding
-                                                                   | SliceEncoding) else None
+                                                                   | SliceEncoding | LinearEncoding) else None
         if self.kind == "parent":
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
         if self.kind == "trans":
             return permute_blocked(layout, _inverse(self.param))
+        if self.kind == "cat":
+            return _scale_registers(layout, 0.5)
+        if self.kind == "join":
+            return drop_last_blocked(layout)
+        if self.kind == "split":
+            return join_blocked(layout)
+        if self.kind == "reshape":
+            return reshape_layout(layout, self.param[1], self.param[0])
         index, k_width = self.param  # dot
         if isinstance(layout, NvidiaMmaEncoding):
             return DotOperandEncoding(index, layout, k_width)
@@ -207,6 +216,14 @@ class Want:
             return SliceEncoding(self.param, layout)
         if self.kind == "trans":
             return permute_blocked(layout, self.param)
+        if self.kind == "cat":
+            return _scale_registers(layout, 2)
+        if self.kind == "join":
+            return join_blocked(layout)
+        if self.kind == "split":
+            return drop_last_blocked(layout)
+        if self.kind == "reshape":
+            return reshape_layout(layout, self.param[0], self.param[1])
         if self.kind == "dot":
             return layout.parent if isinstance(layout, DotOperandEncoding) and layout.op_idx == self.param[0] else None
         return None
@@ -232,6 +249,76 @@ def permute_blocked(layout: Any, perm: tuple[int, ...]) -> Any | None:
                            tuple(layout.warps_per_cta[d] for d in perm),
                            tuple(new_position[d] for d in layout.order),
                            CGALayout(tuple(tuple(b[d] for d in perm) for b in bases), layout.rank))
+
+
+def _scale_registers(layout: Any, factor: float) -> Any | None:
+    """A 1-D blocked layout with ``factor`` times the registers per thread (``tt.cat`` may
+    reorder: each thread's result registers are its lhs registers then its rhs registers, so
+    operands of ``[2]`` per thread make a result of ``[4]``); None for other layouts."""
+    if not isinstance(layout, BlockedEncoding) or layout.rank != 1:
+        return None
+    size = layout.size_per_thread[0] * factor
+    if size < 1 or size != int(size):
+        return None
+    return BlockedEncoding((int(size),), layout.threads_per_warp, layout.warps_per_cta, layout.order, layout.cga)
+
+
+def join_blocked(layout: Any) -> Any | None:
+    """``tt.join``'s result layout for operands in blocked ``layout`` (Triton's rule, as in
+    convert-triton-to-tritongpu): a new last dim of 2 in each thread's registers, fastest.
+    ``blocked<[2], [32], [4]>`` gives ``blocked<[2, 2], [32, 1], [4, 1], order [1, 0]>``."""
+    if not isinstance(layout, BlockedEncoding) or (layout.cga is not None and layout.cga.bases):
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    return BlockedEncoding(layout.size_per_thread + (2,), layout.threads_per_warp + (1,), layout.warps_per_cta + (1,),
+                           (layout.rank,) + tuple(layout.order), CGALayout((), layout.rank + 1))
+
+
+def drop_last_blocked(layout: Any) -> Any | None:
+    """The inverse of :func:`join_blocked` (``tt.split``'s result layout); None unless the
+    last dim is 2 registers of one thread, fastest in order."""
+    if not isinstance(layout, BlockedEncoding) or layout.rank < 2 or (layout.cga is not None and layout.cga.bases):
+        return None
+    last = layout.rank - 1
+    if (layout.size_per_thread[last], layout.threads_per_warp[last], layout.warps_per_cta[last],
+            layout.order[0]) != (2, 1, 1, last):
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    return BlockedEncoding(layout.size_per_thread[:-1], layout.threads_per_warp[:-1], layout.warps_per_cta[:-1],
+                           tuple(layout.order[1:]), CGALayout((), last))
+
+
+def reshape_layout(layout: Any, shape: tuple[int, ...], new_shape: tuple[int, ...]) -> Any | None:
+    """``layout`` on ``shape`` read as a layout of ``new_shape`` with the row-major element
+    order kept (``tt.reshape``; every element stays in its thread and register): each basis's
+    coordinates are concatenated as bits of the row-major index and split again, giving a
+    ``#ttg.linear``. Power-of-two shapes only (else None). Worked example: a 16x64 layout
+    whose register basis is (0, 1) reads on 64x16 as the basis (0, 1) again; lane basis
+    (1, 0) (row 1 = element 64) becomes (4, 0)."""
+    if math.prod(shape) != math.prod(new_shape) or any(d & (d - 1) for d in (*shape, *new_shape)):
+        return None
+    try:
+        linear = layout.to_linear_layout(tuple(shape))
+    except (LayoutError, ValueError, TypeError, AttributeError, NotImplementedError):
+        return None
+    if linear.out_dim_names != [f"dim{d}" for d in range(len(shape))]:
+        return None
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    new_strides = [math.prod(new_shape[d + 1:]) for d in range(len(new_shape))]
+
+    def moved(basis) -> tuple[int, ...]:
+        flat = 0
+        for c, stride in zip(basis, strides):
+            flat |= int(c) * stride  # non-overlapping bit ranges: the sum is the OR
+        return tuple((flat // stride) % size for stride, size in zip(new_strides, new_shape))
+
+    bases = {name: tuple(moved(b) for b in linear.bases.get(name, [])) for name in ("register", "lane", "warp", "block")}
+    try:
+        return LinearEncoding(bases["register"], bases["lane"], bases["warp"], bases["block"])
+    except (LayoutError, ValueError):
+        return None
 
 
 def lift_blocked(layout: Any, axis: int) -> Any | None:
@@ -277,6 +364,7 @@ class Variable:
     pinned: bool = False
     unary: list[Any] = field(default_factory=list)  # callables layout -> cost
     access: list[Any] = field(default_factory=list)  # a global access's cost: layout -> cost
+    work: list[str] = field(default_factory=list)  # the element-wise ops computing it
     label: str = ""
 
     def add(self, layout: Any, origin: str) -> bool:
@@ -474,6 +562,7 @@ class ExactLayouts:
         self.converts: list[Converted] = []
         self.total = 0.0
         self.solver = ""
+        self.replicated: list[str] = []
 
     # -- building ---------------------------------------------------------------------------
     def variable(self, value: SSAValue, pinned: bool = False) -> int:
@@ -637,6 +726,20 @@ class ExactLayouts:
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
             return
+        if name == "tt.histogram" and results:  # counts every element: any operand layout serves
+            self.variable(results[0], pinned=True)
+            return
+        if name in ("tt.join", "tt.split", "tt.reshape", "tt.cat") and results:
+            index = self.variable(results[0])
+            for r in results[1:]:
+                self.join(r, index)
+            if name == "tt.reshape":
+                want = Want("reshape", (_shape(op.operands[0]), _shape(results[0])))
+            else:
+                want = Want(name.removeprefix("tt."))
+            for i in range(len(op.operands)):
+                self.use(op, i, want, index)
+            return
         simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast", "tt.scan")
         if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot", "tt.trans")) \
                 and all(_shape(r) == _shape(results[0]) for r in results):
@@ -667,6 +770,7 @@ class ExactLayouts:
                 want = Want("same")
                 if _is_elementwise(op) or name == "arith.constant":
                     weight = op_weight(op)
+                    v.work.append(name)
                     v.unary.append(lambda layout, shape=v.shape, w=weight: w * _registers(layout, shape))
             for i, value in enumerate(op.operands):
                 if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce", "tt.trans")
@@ -900,12 +1004,68 @@ class ExactLayouts:
                 records[key].users.append(_where(use.op))
             use.op.operands[use.index] = made[key]
         self.converts = list(records.values())
+        self.replicated = self.replicated_work(problem, solution) if explain else []
         from layoutkit.triton.reduce_data_duplication import _rewrite as through_shared
 
         for (value, wanted), result in made.items():  # Triton's route where it is the cheaper
             if uses_shared_route(_layout_of(value), wanted, _shape(value), str(value.type.element_type), self.target):
                 records[(value, wanted)].route = "local_alloc + local_load"
                 through_shared(result.owner)
+
+    def replicated_work(self, problem: AssignmentProblem, solution) -> list[str]:
+        """``--explain`` lines for every chain of element-wise values (joined by same-layout
+        uses) that some candidate would compute more replicated than the chosen layout: its
+        work per thread as chosen, in the layout Triton's coalescing rule gives it (else the
+        most replicated candidate) and that whole-kernel cost, the work avoided, and the
+        conversions paid around the chain."""
+        choice = solution.choice
+        parent = {i: i for i, v in enumerate(self.variables) if v.work}
+
+        def find(a: int) -> int:
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        for use in self.uses:
+            u = self.var_of.get(use.value)
+            if use.want.kind == "same" and u in parent and use.user in parent:
+                parent[find(u)] = find(use.user)
+        groups: dict[int, list[int]] = {}
+        for i in parent:
+            groups.setdefault(find(i), []).append(i)
+        lines = []
+        for members in groups.values():
+            first = self.variables[members[0]]
+            if any(self.variables[m].candidates[choice[m]] != first.candidates[choice[members[0]]] for m in members):
+                continue  # not one layout along the chain
+            chosen = first.candidates[choice[members[0]]]
+
+            def work(layout, members=members) -> float:
+                return sum(len(self.variables[m].work) * _registers(layout, self.variables[m].shape) for m in members)
+
+            shared = [c for c in first.candidates if all(c in self.variables[m].candidates for m in members)]
+            # the reference: Triton's coalescing rule carried to the chain, else the most replicated
+            rule = next((c for c, o in zip(first.candidates, first.origins) if c in shared
+                         and o.startswith("coalesced") and "fewer lanes" not in o), None)
+            worst = rule if rule is not None else max(shared, key=work)
+            label = "Triton's rule" if rule is not None else "the most replicated candidate"
+            if work(worst) <= work(chosen):
+                continue
+            forced = {m: self.variables[m].candidates.index(worst) for m in members}
+            alternative = solve(self.problem(forced), self.method).cost
+            ops = sorted({name for m in members for name in self.variables[m].work})
+            shape = "x".join(map(str, first.shape))
+            copies = _registers(chosen, first.shape) * self.threads // max(1, math.prod(first.shape))
+            paid = [c for c in self.converts if self.var_of.get(c.value) in members
+                    or any(self.var_of.get(u.value) in members and _where(u.op) in c.users for u in self.uses)]
+            lines.append(f"//   replicated element-wise work: {sum(len(self.variables[m].work) for m in members)} "
+                         f"op(s) ({', '.join(ops)}) on {shape} in {chosen}: {work(chosen):g} instructions per "
+                         f"thread (each element on {copies} thread(s)); in {worst} ({label}) they would be {work(worst):g} "
+                         f"(kernel cost {alternative:g} against {solution.cost:g}): avoided "
+                         f"{work(worst) - work(chosen):g} per thread, paid "
+                         f"{sum(c.cost for c in paid):g} in {len(paid)} conversion(s)")
+        return lines
 
     def record(self, use: Use, wanted: Any, choice, problem: AssignmentProblem, total: float,
                explain: bool) -> Converted:
@@ -972,6 +1132,7 @@ def explain_text(kernel: str, layouts: ExactLayouts) -> str:
                      f"{', '.join(c.users)} wants {c.dst_origin}")
         for label, cost in c.alternatives:
             lines.append(f"//     alternative: {label}: kernel cost {cost:g}")
+    lines.extend(getattr(layouts, "replicated", []))
     return "\n".join(lines) + "\n"
 
 
