@@ -432,7 +432,9 @@ def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target:
                                        + cost.load_wavefronts)
         except (LayoutError, ValueError, NotImplementedError):
             found = IMPOSSIBLE
-        route = shared_route_cost(src, dst, shape, dtype, target)
+        # the route stores and loads every byte a thread holds, 16 bytes an instruction at best
+        floor = 2 * math.ceil(_registers(dst, shape) * element_bytes(dtype) / 16) if found < IMPOSSIBLE else 0
+        route = shared_route_cost(src, dst, shape, dtype, target) if found > floor else None
         if route is not None and route < found:
             found = route
             _ROUTES[(src, dst, shape, dtype, target)] = True
