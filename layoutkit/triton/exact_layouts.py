@@ -3,11 +3,11 @@ function by exact cost, and the ``ttg.convert_layout`` ops that remain.
 
 Input: TTGIR as ``convert-triton-to-tritongpu`` leaves it (or any TTGIR). Its converts are
 taken out (a convert is the identity on values); index math gets one copy per use and takes
-whatever layout its one user wants (it is recomputed there, unpriced, as Triton
-rematerializes it); every other tensor value becomes a *variable*
-(the results and iteration arguments of an ``scf.for`` share one), every ``tt.store`` too,
-and every use of a value becomes a *requirement*: the layout the user wants as a function
-of the user's own layout --
+whatever layout its one user wants (recomputed there, as Triton rematerializes it, priced at
+:data:`INDEX_WEIGHT`); every other tensor value becomes a *variable* (the results and
+iteration arguments of an ``scf.for`` share one), every ``tt.store`` too, and every use of a
+value becomes a *requirement*: the layout the user wants as a function of the user's own
+layout --
 
 ========================  ==================================================================
 user                      wants for its operand, given its result layout ``L``
@@ -19,26 +19,34 @@ yield
 ``tt.reduce``             ``L.parent`` (``L`` is a slice on the reduced axis)
 ``tt.trans``              ``L`` permuted back (blocked ``L`` only)
 ``tt.dot``                ``#ttg.dot_op<{opIdx = 0/1, parent = L}>`` for a/b, ``L`` for c
+``tt.join`` / ``split``   ``L`` without / with a last dim of 2 registers (:func:`join_blocked`)
+``tt.cat``                ``L`` with half the registers (``cat`` may reorder)
+``tt.reshape``            ``L`` read on the operand's shape (:func:`reshape_layout`)
+``tt.histogram``          nothing (it counts every element)
 any other op              what it wanted in the input (its layouts stay)
 ========================  ==================================================================
 
 Candidates per variable: its input layout; the anchors -- each global load/store's coalesced
 blocked layouts from the pointers' axis info (Triton's rule: ``sizePerThread`` the vector
-width along the most contiguous dim, order by contiguity; plus a per-thread 2-D tile that
-serves a transposed access too), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every
-warp split that fits) -- and whatever the requirements carry between neighbours, at most
+width along the most contiguous dim, order by contiguity; a half-vector variant; a per-thread
+2-D tile that serves a transposed access too; the rule with lanes moved off the contiguous
+dim, :func:`_lanes_moved`), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every warp
+split that fits), a reduction's operand with the reduced axis in registers
+(:func:`lift_blocked`) -- and whatever the requirements carry between neighbours, at most
 :data:`MAX_CANDIDATES` each.
 
-Costs, in instructions per thread and shared-memory wavefronts (``layoutkit analyze``'s
-measure): a requirement its producer does not meet costs its conversion
-(:func:`layoutkit.convert.conversion_cost`, cached by (source, destination, shape, dtype):
-instructions + store and load wavefronts); a global load or store costs its instructions per
-thread plus the 32-byte sectors above the minimum (:func:`layoutkit.triton.analyze.global_cost`);
-an element-wise op costs :data:`ELEMENTWISE_WEIGHT` per register of its result (a layout that
-replicates a value makes every thread holding it compute it: triton issue 10987); a dot
-costs its instructions (FMA per element and k, or one ``mma.sync`` per 16x8x16 tile).
-:mod:`layoutkit.convert.assignment` finds the cheapest assignment (HiGHS ILP; exact DP on
-chains/trees; a documented descent fallback).
+Costs, in SM issue cycles per warp-instruction (the weights and their sources are at
+:data:`ELEMENTWISE_WEIGHT`): a requirement its producer does not meet costs its conversion
+(:func:`convert_cost`: instructions + shared wavefronts, ``layoutkit analyze``'s measure, or
+Triton's ``local_alloc`` + ``local_load`` route to a dot operand when cheaper); a global
+access of a tensor with an element per thread or more is a constraint -- only the candidates
+with the fewest instructions and excess sectors stay (:meth:`ExactLayouts.constrain_accesses`)
+-- and a smaller (replicated) one costs :data:`BROADCAST_ACCESS_WEIGHT` per instruction and
+excess sector; an element-wise op costs :func:`op_weight` per register of its result (a
+layout that replicates a value makes every thread holding it compute it: triton issue
+10987); a dot costs its instructions (FMA per element and k, or one ``mma.sync`` per 16x8x16
+tile). :mod:`layoutkit.convert.assignment` finds the cheapest assignment (HiGHS ILP; exact DP
+on chains/trees; a documented descent fallback).
 
 Example::
 
