@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +166,73 @@ def test_explain_says_what_replicated_work_was_avoided(capsys):
     err = capsys.readouterr().err
     assert "replicated element-wise work" in err
     assert "avoided" in err
+
+
+# -- the candidate rules, each against an independent computation ------------------------------
+
+def _blocked(spt, tpw, wpc, order):
+    from layoutkit.layouts.triton import BlockedEncoding
+
+    return BlockedEncoding(tuple(spt), tuple(tpw), tuple(wpc), tuple(order))
+
+
+def _flat_owners(layout, shape) -> np.ndarray:
+    """The row-major index of the element at every hardware slot (register, lane, warp, block)."""
+    table = layout.table(tuple(shape))
+    return np.ravel_multi_index(tuple(np.moveaxis(table, -1, 0)), tuple(shape))
+
+
+@pytest.mark.parametrize(("layout", "shape", "new_shape"), [
+    (_blocked([1, 4], [2, 16], [4, 1], [1, 0]), (16, 64), (64, 16)),
+    (_blocked([2, 2], [8, 4], [2, 2], [0, 1]), (32, 32), (8, 128)),
+    (_blocked([4], [32], [4], [0]), (1024,), (4, 16, 16)),
+])
+def test_reshape_layout_keeps_every_element_in_its_slot(layout, shape, new_shape):
+    from layoutkit.triton.exact_layouts import reshape_layout
+
+    reshaped = reshape_layout(layout, shape, new_shape)
+    np.testing.assert_array_equal(_flat_owners(reshaped, new_shape), _flat_owners(layout, shape))
+    np.testing.assert_array_equal(_flat_owners(reshape_layout(reshaped, new_shape, shape), shape),
+                                  _flat_owners(layout, shape))
+    assert reshape_layout(layout, shape, (3, math.prod(shape) // 3)) is None  # not a power of two
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_lift_blocked_slices_back_to_the_layout_with_the_axis_in_registers(axis):
+    from layoutkit.layouts.triton import SliceEncoding
+    from layoutkit.triton.exact_layouts import lift_blocked
+
+    layout, shape = _blocked([1, 2], [2, 16], [4, 1], [1, 0]), (8, 32)
+    lifted = lift_blocked(layout, axis)
+    full = (*shape[:axis], 16, *shape[axis:])
+    np.testing.assert_array_equal(SliceEncoding(axis, lifted).table(shape), layout.table(shape))
+    table = lifted.table(full)  # every thread holds the whole axis: it varies only with the register
+    assert np.ptp(table[..., axis], axis=0).max() == 15 and np.ptp(table[..., axis], axis=(1, 2, 3)).max() == 0
+
+
+def test_join_and_split_rules_invert_and_keep_pairs_in_one_thread():
+    from layoutkit.triton.exact_layouts import drop_last_blocked, join_blocked
+
+    layout = _blocked([2], [32], [4], [0])
+    joined = join_blocked(layout)
+    assert drop_last_blocked(joined) == layout
+    table = joined.table((256, 2))  # element (i, 0) and (i, 1) are adjacent registers of one thread
+    np.testing.assert_array_equal(table[1::2, ..., 0], table[0::2, ..., 0])
+    np.testing.assert_array_equal(table[1::2, ..., 1] - table[0::2, ..., 1], 1)
+    assert drop_last_blocked(_blocked([2, 1], [32, 1], [4, 1], [1, 0])) is None
+
+
+@pytest.mark.parametrize(("dtype", "elem"), [("f32", 4), ("f16", 2)])
+def test_lanes_moved_keep_the_global_instructions_and_sectors(dtype, elem):
+    from layoutkit.analysis.access import global_access
+    from layoutkit.triton.exact_layouts import _lanes_moved
+
+    shape = (64, 64)
+    base = _blocked([1, 16 // elem], [2, 16] if elem == 4 else [4, 8], [4, 1], [1, 0])
+    moved = _lanes_moved(base, shape, elem)
+    assert moved
+    reference = global_access(base, shape, dtype)
+    for layout, _ in moved:
+        report = global_access(layout, shape, dtype)
+        assert (report.instructions, report.sectors) == (reference.instructions, reference.sectors)
+        assert report.sectors == report.minimum_sectors
