@@ -209,7 +209,11 @@ class Want:
             return join_blocked(layout)
         if self.kind == "reshape":
             return reshape_layout(layout, self.param[1], self.param[0])
-        index, k_width = self.param  # dot
+        index, k_width, a_shared, allow_transpose = self.param  # dot
+        if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3:
+            if index == 1 or a_shared:
+                return SharedOperand(index, allow_transpose)
+            return DotOperandEncoding(index, layout, k_width)
         if isinstance(layout, NvidiaMmaEncoding):
             return DotOperandEncoding(index, layout, k_width)
         return DotOperandEncoding(index, layout) if isinstance(layout, BlockedEncoding) else None
@@ -431,6 +435,13 @@ def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target:
     where the target has it: :func:`shared_route_cost`)."""
     if src == dst:
         return 0.0
+    if isinstance(dst, SharedOperand):  # the local_alloc a wgmma reads (it has no local_load)
+        if isinstance(src, DotOperandEncoding):
+            return IMPOSSIBLE
+        try:
+            return CONVERT_OP + _shared_side(src, dst.encoding(src, shape, dtype), shape, dtype, target, True)
+        except (LayoutError, ValueError, NotImplementedError, TypeError, AttributeError, KeyError):
+            return IMPOSSIBLE
     key = (_function(src, shape), _function(dst, shape), shape, dtype, target)  # equal maps, one price
     found = _COSTS.get(key)
     if found is None:
@@ -448,6 +459,23 @@ def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target:
             _ROUTES[(src, dst, shape, dtype, target)] = True
         _COSTS[key] = found
     return found
+
+
+@dataclass(frozen=True)
+class SharedOperand:
+    """What an mma v3 (``wgmma``) operand read from shared memory wants: a ``local_alloc`` of
+    the value in ``#ttg.nvmma_shared`` (Triton's ``getSharedMemoryMMAOperand``: the value's
+    memory order when ``allow_transpose``, else ``[1, 0]`` for A and ``[0, 1]`` for B)."""
+
+    op_idx: int
+    allow_transpose: bool
+
+    def encoding(self, src: Any, shape: tuple[int, ...], dtype: str) -> Any:
+        from layoutkit.triton.optimize_dot_operands import nvmma_shared
+        from layoutkit.triton.reduce_data_duplication import order_for_memory
+
+        order = order_for_memory(src, shape) if self.allow_transpose else ((0, 1) if self.op_idx == 1 else (1, 0))
+        return nvmma_shared(shape, order, 8 * element_bytes(dtype))
 
 
 def uses_shared_route(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str) -> bool:
@@ -772,9 +800,13 @@ class ExactLayouts:
                 want = Want("parent", op.axis.value.data)
             elif name == "tt.dot":
                 self.dot_candidates(op, v)
+                from layoutkit.triton.accelerate_matmul import comes_from_load_or_block_arg
+
+                element = str(op.operands[0].type.element_type)
+                k_width = max(1, 4 // element_bytes(element))
+                dot_want = (k_width, comes_from_load_or_block_arg(op.operands[0]), element in ("f16", "bf16"))
                 for i in range(len(op.operands)):
-                    k_width = max(1, 4 // element_bytes(str(op.operands[0].type.element_type)))
-                    self.use(op, i, Want("dot", (i, k_width)) if i < 2 else Want("same"), index)
+                    self.use(op, i, Want("dot", (i, *dot_want)) if i < 2 else Want("same"), index)
                 return
             else:
                 want = Want("same")
@@ -843,8 +875,22 @@ class ExactLayouts:
             warps_m *= 2
 
         k = _shape(op.operands[0])[-1]
+        instr = None
+        if self.target.startswith("cuda:9") and op.name == "tt.dot":
+            from layoutkit.triton.accelerate_matmul import (
+                instr_shape_v3,
+                supports_v3,
+                warps_per_tile_v3,
+            )
+
+            if supports_v3(op, self.num_warps):
+                instr = instr_shape_v3((m, n), op.operands[0].type.element_type, self.num_warps)
+                v.add(NvidiaMmaEncoding(3, 0, warps_per_tile_v3(op, (m, n), self.num_warps), instr),
+                      f"mma v3 for {_where(op)}")
 
         def dot_cost(layout, m=m, n=n, k=k) -> float:
+            if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3 and instr is not None:
+                return m * n * k / (64 * instr[1] * instr[2]) / (self.num_warps / 4)  # wgmma per warp group
             if isinstance(layout, NvidiaMmaEncoding):
                 return m * n * k / (16 * 8 * 16) / self.num_warps
             return m * n * k / self.threads
@@ -1006,6 +1052,8 @@ class ExactLayouts:
             value = use.value
             if wanted is None or _layout_of(value) == wanted:
                 continue
+            if isinstance(wanted, SharedOperand):
+                continue  # the wgmma rewrite below allocates it
             key = (value, wanted)
             if key not in made:
                 made[key] = _insert_convert(value, wanted)
@@ -1015,6 +1063,10 @@ class ExactLayouts:
             use.op.operands[use.index] = made[key]
         self.converts = list(records.values())
         self.replicated = self.replicated_work(problem, solution) if explain else []
+        for op in [o for o in self.func.walk() if o.name == "tt.dot"]:
+            layout = _layout_of(op.results[0])
+            if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3:
+                _to_warp_group_dot(op)
         from layoutkit.triton.reduce_data_duplication import _rewrite as through_shared
 
         for (value, wanted), result in made.items():  # Triton's route where it is the cheaper
@@ -1103,6 +1155,29 @@ class ExactLayouts:
                         break
         return Converted(use.value, src, wanted, producer, [_where(use.op)], source.origins[choice[u]],
                          dst_origin, convert_cost(src, wanted, shape, dtype, self.target), alternatives)
+
+
+def _to_warp_group_dot(dot: Operation) -> None:
+    """A ``tt.dot`` whose result exact put in mma v3 becomes a ``ttng.warp_group_dot``:
+    B (and A unless it is already a ``#ttg.dot_op`` in registers) ``local_alloc``-ed as
+    :class:`SharedOperand` priced it (Triton's own helper builds the allocation)."""
+    from layoutkit.ir.dialects import ttng
+    from layoutkit.triton.accelerate_matmul import _shared_operand
+
+    element = str(dot.operands[0].type.element_type)
+    allow = element in ("f16", "bf16")
+    a, b, c = dot.operands[:3]
+    if not isinstance(_layout_of(a), DotOperandEncoding):
+        a = _shared_operand(a, 0, allow)
+    b = _shared_operand(b, 1, allow)
+    properties = {k: v for k, v in dot.properties.items() if k in ("inputPrecision", "maxNumImpreciseAcc")}
+    new = ttng.WarpGroupDotOp.build(operands=[a, b, c, []], result_types=[dot.results[0].type],
+                                    properties=properties)
+    new.location = dot.location
+    Rewriter.insert_op(new, InsertPoint.before(dot))
+    dot.results[0].replace_all_uses_with(new.results[0])
+    dot.detach()
+    dot.erase()
 
 
 def _retype(value: SSAValue, layout: Any) -> None:

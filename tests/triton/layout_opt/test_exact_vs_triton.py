@@ -31,23 +31,26 @@ MANIFEST = json.loads((PASSES / "manifest.json").read_text())
 KERNELS = sorted(MANIFEST["kernels"])
 
 
-def _triton_path(kernel: str) -> Path:
-    """Triton's module after its last layout pass that changed it (cuda:80)."""
-    run = next(r for r in MANIFEST["runs"] if r["kernel"] == kernel and r["target"] == "cuda:80")
+TARGETS = ("cuda:80", "cuda:90")
+
+
+def _triton_path(kernel: str, target: str = "cuda:80") -> Path:
+    """Triton's module after its last layout pass that changed it."""
+    run = next(r for r in MANIFEST["runs"] if r["kernel"] == kernel and r["target"] == target)
     outputs = [s["output"] for s in run["steps"] if s.get("changed")]
     return PASSES / outputs[-1]
 
 
 @functools.cache
-def _exact_text(kernel: str) -> str:
+def _exact_text(kernel: str, target: str) -> str:
     module = parse_module((FRONTEND / kernel / "kernel.ttir").read_text())
-    pass_class("triton-gpu-pipeline")(target="cuda:80", num_warps=4).apply(make_context(), module)
+    pass_class("triton-gpu-pipeline")(target=target, num_warps=4).apply(make_context(), module)
     module.verify()
     return str(module)
 
 
-def exact(kernel: str):
-    return parse_module(_exact_text(kernel))
+def exact(kernel: str, target: str = "cuda:80"):
+    return parse_module(_exact_text(kernel, target))
 
 
 def totals(module) -> tuple[int, int]:
@@ -66,10 +69,11 @@ def test_the_triton_side_is_tritons_last_layout_pass():
     assert _triton_path("vector_add").name == "09-check-matmul-two-cta.ttgir"  # its last change
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_never_narrower_global_accesses_nor_costlier_conversions_than_triton(kernel):
-    triton_global, triton_conversion = totals(parse_module(_triton_path(kernel).read_text()))
-    exact_global, exact_conversion = totals(exact(kernel))
+def test_never_narrower_global_accesses_nor_costlier_conversions_than_triton(kernel, target):
+    triton_global, triton_conversion = totals(parse_module(_triton_path(kernel, target).read_text()))
+    exact_global, exact_conversion = totals(exact(kernel, target))
     assert exact_global <= triton_global, (kernel, exact_global, triton_global)
     assert exact_conversion <= triton_conversion, (kernel, exact_conversion, triton_conversion)
 
@@ -85,8 +89,8 @@ def _sibling(name: str):
 def checks():
     """The executor's per-kernel numpy checks, reading exact's result instead of Triton's."""
     every = _sibling("test_ttgir_every_golden")
-    every.g.module = lambda kernel, target: exact(kernel)
-    every.d.golden = lambda kernel, target: exact(kernel)
+    every.g.module = lambda kernel, target: exact(kernel, target.replace("-", ":"))
+    every.d.golden = lambda kernel, target: exact(kernel, target.replace("-", ":"))
     return every.CHECKS
 
 
@@ -95,9 +99,19 @@ def checks():
 OWN_CHECK = ("join_split_cat", "replicated_chain")
 
 
+@pytest.mark.parametrize("target", ["cuda-80", "cuda-90"])
 @pytest.mark.parametrize("kernel", [k for k in KERNELS if k not in OWN_CHECK])
-def test_runs_equal_to_numpy(kernel, checks):
-    checks[kernel]("cuda-80", np.random.default_rng(2026))
+def test_runs_equal_to_numpy(kernel, target, checks):
+    checks[kernel](target, np.random.default_rng(2026))
+
+
+@pytest.mark.parametrize("kernel", ["matmul_64x64x32", "matmul_128x128x64", "attention_fwd"])
+def test_sm90_dots_take_mma_v3_where_triton_does(kernel):
+    """On cuda:90 the v3 candidate (Triton's instrShape and warps) wins: a warp_group_dot with
+    B (and a loaded A) in nvmma_shared, as Triton's accelerate-matmul builds it."""
+    text = str(exact(kernel, "cuda:90"))
+    assert "ttng.warp_group_dot" in text and "versionMajor = 3" in text and "#ttg.nvmma_shared" in text
+    assert "tt.dot " not in text
 
 
 def test_join_split_cat_runs_equal_to_numpy_up_to_cats_order():
