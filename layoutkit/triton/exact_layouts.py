@@ -31,7 +31,7 @@ blocked layouts from the pointers' axis info (Triton's rule: ``sizePerThread`` t
 width along the most contiguous dim, order by contiguity; a half-vector variant; a per-thread
 2-D tile that serves a transposed access too; the rule with lanes moved off the contiguous
 dim, :func:`_lanes_moved`), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every warp
-split that fits), a reduction's operand with the reduced axis in registers
+split that fits; on cuda:90 also Triton's v3 choice, operands as :class:`SharedOperand`), a reduction's operand with the reduced axis in registers
 (:func:`lift_blocked`) -- and whatever the requirements carry between neighbours, at most
 :data:`MAX_CANDIDATES` each.
 
@@ -863,7 +863,8 @@ class ExactLayouts:
         return found
 
     def dot_candidates(self, op: Operation, v: Variable) -> None:
-        """``#ttg.nvidia_mma`` v2 (m16n8) with every warp split that fits the tile."""
+        """``#ttg.nvidia_mma`` v2 (m16n8) with every warp split that fits the tile; on cuda:90
+        also the v3 layout Triton's accelerate-matmul picks where ``supportMMA(3)`` holds."""
         if not self.target.startswith("cuda:") or len(v.shape) != 2:
             return
         m, n = v.shape
