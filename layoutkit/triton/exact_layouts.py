@@ -1120,8 +1120,10 @@ class ExactLayouts:
             ops = sorted({name for m in members for name in self.variables[m].work})
             shape = "x".join(map(str, first.shape))
             copies = _registers(chosen, first.shape) * self.threads // max(1, math.prod(first.shape))
-            paid = [c for c in self.converts if self.var_of.get(c.value) in members
-                    or any(self.var_of.get(u.value) in members and _where(u.op) in c.users for u in self.uses)]
+            inside = {_where(value.owner) for m in members for value in self.variables[m].values
+                      if isinstance(value.owner, Operation)}
+            paid = [c for c in self.converts if self.var_of.get(c.value) in members  # out of the chain
+                    or any(user in inside for user in c.users)]  # into it
             lines.append(f"//   replicated element-wise work: {sum(len(self.variables[m].work) for m in members)} "
                          f"op(s) ({', '.join(ops)}) on {shape} in {chosen}: {work(chosen):g} instructions per "
                          f"thread (each element on {copies} thread(s)); in {worst} ({label}) they would be {work(worst):g} "

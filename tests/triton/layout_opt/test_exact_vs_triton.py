@@ -250,3 +250,24 @@ def test_lanes_moved_keep_the_global_instructions_and_sectors(dtype, elem):
         report = global_access(layout, shape, dtype)
         assert (report.instructions, report.sectors) == (reference.instructions, reference.sectors)
         assert report.sectors == report.minimum_sectors
+
+
+def test_without_a_better_tile_the_chain_is_computed_unreplicated_and_converted(monkeypatch, capsys):
+    """The other way out of issue 10987: with no lanes-moved load layout to choose, exact
+    computes the divisions in the row store's unreplicated layout (1 register per thread
+    instead of 8) and converts around them, because 4 divisions x 7 registers saved outweigh
+    the conversions; --explain says what was avoided and what was paid. It still equals numpy."""
+    import layoutkit.triton.exact_layouts as exact_layouts
+
+    monkeypatch.setattr(exact_layouts, "_lanes_moved", lambda *args, **kwargs: [])
+    module = parse_module((FRONTEND / "replicated_chain" / "kernel.ttir").read_text())
+    pass_class("triton-gpu-pipeline")(target="cuda:80", num_warps=4, explain=True).apply(make_context(), module)
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "replicated element-wise work" in x and " on 64 " in x)
+    assert "avoided 28 per thread" in line and "in 2 conversion(s)" in line  # 4 ops x (8 - 1) registers
+    x, out, row, report = _chain_run(module)
+    np.testing.assert_allclose(row, x.astype(np.float64).sum(axis=1) / 3 / 5 / 7 / 11, rtol=1e-6)
+    np.testing.assert_allclose(out, x / row[:, None], rtol=1e-6)
+    divides = sum(sum(r["thread_instructions"].values()) for r in report.rows if r["op"] == "arith.divf")
+    assert divides == 64 * 64 + 4 * 128  # the tile's divisions, then 4 x 64 rows on 128 threads
+    assert analyze(module).totals["replicated_chain"]["convert_layout"]["count"] == 2
