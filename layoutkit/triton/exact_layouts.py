@@ -488,7 +488,8 @@ def shared_route_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, ta
     """The cost of ``local_alloc`` + ``local_load`` (Triton's ReduceDataDuplication route)
     for a conversion to a dot operand that needs shared memory, as ``layoutkit analyze``
     prices those two ops (instructions per thread + wavefronts each); None when it does not
-    apply. Worked example: 64x32xf16 blocked ``[1, 8]`` to operand A of an mma v2 goes
+    apply, and for an FMA dot's operand (a blocked parent: its (1, 1, 1) swizzle rarely beats
+    the planner, and pricing it was most of the attention kernel's optimisation time). Worked example: 64x32xf16 blocked ``[1, 8]`` to operand A of an mma v2 goes
     through ``swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4}>`` and ``ldmatrix``."""
     from layoutkit.triton.reduce_data_duplication import (
         needs_shared_memory,
@@ -496,8 +497,9 @@ def shared_route_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, ta
         order_for_memory,
     )
 
-    if not isinstance(dst, DotOperandEncoding) or isinstance(src, DotOperandEncoding):
-        return None
+    if not isinstance(dst, DotOperandEncoding) or isinstance(src, DotOperandEncoding) \
+            or not isinstance(dst.parent, NvidiaMmaEncoding):
+        return None  # an FMA dot's operand (blocked parent): the planner's conversion only
     try:
         if not needs_shared_memory(src, dst, shape):
             return None
