@@ -102,9 +102,29 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
         """On a tensor smaller than the CTA tile, lanes and warps past it broadcast (zero
         bases) while registers past it are dropped (Triton 3.9): sizePerThread [4, 4] at
         4x2 keeps the register bases [[1, 0], [2, 0], [0, 1]]."""
-        if not self.cga.bases:
+        cga = self.cga.bases
+        if not cga:
             return self._one_cta_draft(shape)
-        return combine_cta_cga(None, self.cga.bases, shape, fit=self._one_cta_draft)
+        # ``combine_cta_cga`` in one pass (tested against it): along each dim the CGA
+        # layout's values are 1, 2, 4, ... (CGALayout checks it), so its cut to ``shape``
+        # zeroes those at or past ``shape[d]``, and what is left covers twice its largest
+        # value; each CTA covers the rest, and the kept block bases are scaled by it
+        rank = len(shape)
+        zero = (0,) * rank
+        kept: list[tuple[int, int] | None] = []
+        covered = [1] * rank
+        for basis in cga:
+            dim = next((d for d, v in enumerate(basis) if v), -1)
+            if dim >= 0 and basis[dim] < shape[dim]:
+                kept.append((dim, basis[dim]))
+                covered[dim] = max(covered[dim], basis[dim] << 1)
+            else:  # a broadcast basis, or one the cut zeroes
+                kept.append(None)
+        cta_shape = tuple(max(1, s // c) for s, c in zip(shape, covered))
+        fitted = self._one_cta_draft(cta_shape)
+        block = tuple(zero if k is None else (*zero[:k[0]], k[1] * cta_shape[k[0]], *zero[k[0] + 1:]) for k in kept)
+        sizes = tuple(a * c for a, c in zip(cta_shape, covered))
+        return Draft(rank, {**fitted.bases, "block": block}, range(rank), sizes, fitted.proven)
 
     def _one_cta_draft(self, shape: tuple[int, ...], squeeze: int = -1) -> Draft:
         """The CTA tile fitted to ``shape`` in one pass, what the draft algebra gives
