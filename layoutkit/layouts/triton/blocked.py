@@ -67,23 +67,30 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
 
     def __post_init__(self) -> None:
         self.check_declared_fields()
-        rank = len(self.order)
+        order = self.order
+        rank = len(order)
         if rank == 0:
             raise LayoutError("order: a blocked layout needs rank >= 1, got '[]'")
-        for field in self.FIELDS[:3]:
-            values = getattr(self, field.attr)
-            if len(values) != rank:
-                raise LayoutError(
-                    f"{field.key}: has rank {len(values)} but order has rank {rank} "
-                    f"(got {quote(ints_text(values))}, order {quote(ints_text(self.order))})"
-                )
-        check_permutation("order", self.order)
-        for d, extent in enumerate(self.shape_per_cta_tile):
-            if extent > MAX_EXTENT:
-                raise LayoutError(
-                    f"sizePerThread: the CTA tile along dim {d} has {extent} elements, at most 2**30 supported"
-                )
-        object.__setattr__(self, "cga", as_cga(self.cga, rank))
+        spt, tpw, wpc = self.size_per_thread, self.threads_per_warp, self.warps_per_cta
+        if not len(spt) == len(tpw) == len(wpc) == rank:
+            for field in self.FIELDS[:3]:
+                values = getattr(self, field.attr)
+                if len(values) != rank:
+                    raise LayoutError(
+                        f"{field.key}: has rank {len(values)} but order has rank {rank} "
+                        f"(got {quote(ints_text(values))}, order {quote(ints_text(order))})"
+                    )
+        if rank == 2 and (order == (1, 0) or order == (0, 1)):  # the common orders, at once
+            pass
+        else:
+            check_permutation("order", order)
+        if max(map(int.__mul__, spt, map(int.__mul__, tpw, wpc))) > MAX_EXTENT:
+            for d, extent in enumerate(self.shape_per_cta_tile):
+                if extent > MAX_EXTENT:
+                    raise LayoutError(
+                        f"sizePerThread: the CTA tile along dim {d} has {extent} elements, at most 2**30 supported"
+                    )
+        self.__dict__["cga"] = as_cga(self.cga, rank)
 
     # -- layout --------------------------------------------------------------------------
     @property
