@@ -80,9 +80,7 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
                         f"{field.key}: has rank {len(values)} but order has rank {rank} "
                         f"(got {quote(ints_text(values))}, order {quote(ints_text(order))})"
                     )
-        if rank == 2 and (order == (1, 0) or order == (0, 1)):  # the common orders, at once
-            pass
-        else:
+        if order != (1, 0) and order != (0, 1):  # the common orders are permutations already
             check_permutation("order", order)
         if max(map(int.__mul__, spt, map(int.__mul__, tpw, wpc))) > MAX_EXTENT:
             for d, extent in enumerate(self.shape_per_cta_tile):
