@@ -3,11 +3,11 @@ function by exact cost, and the ``ttg.convert_layout`` ops that remain.
 
 Input: TTGIR as ``convert-triton-to-tritongpu`` leaves it (or any TTGIR). Its converts are
 taken out (a convert is the identity on values); index math gets one copy per use and takes
-whatever layout its one user wants (it is recomputed there, unpriced, as Triton
-rematerializes it); every other tensor value becomes a *variable*
-(the results and iteration arguments of an ``scf.for`` share one), every ``tt.store`` too,
-and every use of a value becomes a *requirement*: the layout the user wants as a function
-of the user's own layout --
+whatever layout its one user wants (recomputed there, as Triton rematerializes it, priced at
+:data:`INDEX_WEIGHT`); every other tensor value becomes a *variable* (the results and
+iteration arguments of an ``scf.for`` share one), every ``tt.store`` too, and every use of a
+value becomes a *requirement*: the layout the user wants as a function of the user's own
+layout --
 
 ========================  ==================================================================
 user                      wants for its operand, given its result layout ``L``
@@ -19,26 +19,34 @@ yield
 ``tt.reduce``             ``L.parent`` (``L`` is a slice on the reduced axis)
 ``tt.trans``              ``L`` permuted back (blocked ``L`` only)
 ``tt.dot``                ``#ttg.dot_op<{opIdx = 0/1, parent = L}>`` for a/b, ``L`` for c
+``tt.join`` / ``split``   ``L`` without / with a last dim of 2 registers (:func:`join_blocked`)
+``tt.cat``                ``L`` with half the registers (``cat`` may reorder)
+``tt.reshape``            ``L`` read on the operand's shape (:func:`reshape_layout`)
+``tt.histogram``          nothing (it counts every element)
 any other op              what it wanted in the input (its layouts stay)
 ========================  ==================================================================
 
 Candidates per variable: its input layout; the anchors -- each global load/store's coalesced
 blocked layouts from the pointers' axis info (Triton's rule: ``sizePerThread`` the vector
-width along the most contiguous dim, order by contiguity; plus a per-thread 2-D tile that
-serves a transposed access too), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every
-warp split that fits) -- and whatever the requirements carry between neighbours, at most
+width along the most contiguous dim, order by contiguity; a half-vector variant; a per-thread
+2-D tile that serves a transposed access too; the rule with lanes moved off the contiguous
+dim, :func:`_lanes_moved`), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every warp
+split that fits; on cuda:90 also Triton's v3 choice, operands as :class:`SharedOperand`), a reduction's operand with the reduced axis in registers
+(:func:`lift_blocked`) -- and whatever the requirements carry between neighbours, at most
 :data:`MAX_CANDIDATES` each.
 
-Costs, in instructions per thread and shared-memory wavefronts (``layoutkit analyze``'s
-measure): a requirement its producer does not meet costs its conversion
-(:func:`layoutkit.convert.conversion_cost`, cached by (source, destination, shape, dtype):
-instructions + store and load wavefronts); a global load or store costs its instructions per
-thread plus the 32-byte sectors above the minimum (:func:`layoutkit.triton.analyze.global_cost`);
-an element-wise op costs :data:`ELEMENTWISE_WEIGHT` per register of its result (a layout that
-replicates a value makes every thread holding it compute it: triton issue 10987); a dot
-costs its instructions (FMA per element and k, or one ``mma.sync`` per 16x8x16 tile).
-:mod:`layoutkit.convert.assignment` finds the cheapest assignment (HiGHS ILP; exact DP on
-chains/trees; a documented descent fallback).
+Costs, in SM issue cycles per warp-instruction (the weights and their sources are at
+:data:`ELEMENTWISE_WEIGHT`): a requirement its producer does not meet costs its conversion
+(:func:`convert_cost`: instructions + shared wavefronts, ``layoutkit analyze``'s measure, or
+Triton's ``local_alloc`` + ``local_load`` route to a dot operand when cheaper); a global
+access of a tensor with an element per thread or more is a constraint -- only the candidates
+with the fewest instructions and excess sectors stay (:meth:`ExactLayouts.constrain_accesses`)
+-- and a smaller (replicated) one costs :data:`BROADCAST_ACCESS_WEIGHT` per instruction and
+excess sector; an element-wise op costs :func:`op_weight` per register of its result (a
+layout that replicates a value makes every thread holding it compute it: triton issue
+10987); a dot costs its instructions (FMA per element and k, or one ``mma.sync`` per 16x8x16
+tile). :mod:`layoutkit.convert.assignment` finds the cheapest assignment (HiGHS ILP; exact DP
+on chains/trees; a documented descent fallback).
 
 Example::
 
@@ -65,6 +73,7 @@ from layoutkit.ir.dialects import ttg
 from layoutkit.ir.dialects.layouts import LayoutAttr
 from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding, SliceEncoding
 from layoutkit.layouts.triton.default import default_blocked_encoding
+from layoutkit.layouts.triton.linear import LinearEncoding
 from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
 
 #: the origin of a value's own layout in the input
@@ -76,9 +85,40 @@ MAX_CANDIDATES = 12
 SAME_MAP = 3
 #: what any convert op costs beyond its planner cost (one op more; keeps equal layouts equal)
 CONVERT_OP = 0.01
-#: an element-wise instruction per register, against a conversion's instructions and
-#: wavefronts (the measure) and a global access's instructions and excess sectors
-ELEMENTWISE_WEIGHT = 0.1
+#: Relative weights, in SM issue cycles per warp-instruction on sm_80 (CUDA C++ Programming
+#: Guide, "Arithmetic Instructions" throughput table for compute capability 8.0: 64 results
+#: per clock per SM for 32-bit float add/mul/fma and integer add/compare/logic, 16 for the
+#: special-function unit -- reciprocal, exp2, log2, sin, cos, rsqrt; 32 for warp shuffles;
+#: shared memory serves one 32-bank wavefront per clock). A conversion's instructions
+#: (shuffles, shared stores and loads) and wavefronts cost 1 each -- ``layoutkit analyze``'s
+#: measure -- so an ordinary element-wise instruction costs half of that per register of its
+#: result, a special-function one 2. Global accesses are not weighed against these at all:
+#: their widths and sectors are a constraint (:meth:`ExactLayouts.constrain_accesses`).
+ELEMENTWISE_WEIGHT = 0.5
+#: a global access of a tensor smaller than the block (replicated whatever its layout: its
+#: lanes read the same sectors), per instruction and sector above the minimum: one issue
+#: through the load/store unit (a warp-instruction per clock per SM, like a shuffle) and one
+#: L1 wavefront serving the broadcast
+BROADCAST_ACCESS_WEIGHT = 2.0
+#: index math (offsets, pointers, masks recomputed per use) costs this fraction of other
+#: element-wise work: registers of one thread differ by constants there, which LLVM folds
+#: into the immediate offsets of the memory instructions or computes once per thread
+INDEX_WEIGHT = 0.1
+#: special-function (MUFU) ops: 16 results per clock per SM; ``arith.divf`` lowers to
+#: ``div.full.f32`` (a reciprocal and a multiply)
+SPECIAL_WEIGHT = 2.0
+_SPECIAL = {"math.exp": SPECIAL_WEIGHT, "math.exp2": SPECIAL_WEIGHT, "math.log": SPECIAL_WEIGHT,
+            "math.log2": SPECIAL_WEIGHT, "math.sin": SPECIAL_WEIGHT, "math.cos": SPECIAL_WEIGHT,
+            "math.rsqrt": SPECIAL_WEIGHT, "math.sqrt": SPECIAL_WEIGHT, "tt.approx_divf": SPECIAL_WEIGHT,
+            "arith.divf": SPECIAL_WEIGHT + ELEMENTWISE_WEIGHT, "tt.precise_divf": SPECIAL_WEIGHT + 4 * ELEMENTWISE_WEIGHT,
+            "tt.precise_sqrt": SPECIAL_WEIGHT + 4 * ELEMENTWISE_WEIGHT}
+
+
+def op_weight(op: Any) -> float:
+    """The issue cost of one element-wise instruction of ``op`` per register (see above)."""
+    return _SPECIAL.get(getattr(op, "name", ""), ELEMENTWISE_WEIGHT)
+
+
 #: the cost of a requirement no candidate can meet
 IMPOSSIBLE = 1e9
 
@@ -107,6 +147,37 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return tuple(int(d) for d in value.type.get_shape())
 
 
+#: bytes of a global memory sector, and of a cache line
+SECTOR_BYTES, LINE_BYTES = 32, 128
+
+
+def _lanes_moved(layout: BlockedEncoding, shape: tuple[int, ...], elem: int) -> list[tuple[BlockedEncoding, int]]:
+    """Variants of a coalesced blocked layout with lanes moved from the contiguous dim
+    ``order[0]`` to the next one while each row segment a warp reads stays a whole cache line
+    and then a whole sector (the same global instructions and sectors): fewer lanes share a
+    row, so a reduction along the contiguous dim leaves a less replicated slice (triton issue
+    10987). Worked example: 64x64xf32 ``[1, 4], lanes [2, 16]`` gives lanes ``[4, 8]`` (128-byte
+    rows) and ``[16, 2]`` (32-byte rows); the row sums then sit on 4 and 1 registers per
+    thread instead of 8."""
+    fast, slow = layout.order[0], layout.order[1]
+    lanes = list(layout.threads_per_warp)
+    row = layout.size_per_thread[fast] * elem
+    found = []
+    for target in (LINE_BYTES, SECTOR_BYTES):
+        keep = max(1, -(-target // row))
+        if keep >= lanes[fast]:
+            continue
+        split = lanes[fast] // keep
+        moved = list(lanes)
+        moved[fast], moved[slow] = keep, lanes[slow] * split
+        room = shape[slow] // (layout.size_per_thread[slow] * layout.warps_per_cta[slow])
+        if moved[slow] > max(1, room):
+            continue
+        found.append((BlockedEncoding(layout.size_per_thread, tuple(moved), layout.warps_per_cta, layout.order,
+                                      layout.cga), split))
+    return found
+
+
 # -- requirements: what a user wants for an operand, given the user's layout ------------------
 
 @dataclass(frozen=True)
@@ -125,12 +196,24 @@ class Want:
             return self.param
         if self.kind == "slice":
             return SliceEncoding(self.param, layout) if isinstance(layout, BlockedEncoding | NvidiaMmaEncoding
-                                                                   | SliceEncoding) else None
+                                                                   | SliceEncoding | LinearEncoding) else None
         if self.kind == "parent":
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
         if self.kind == "trans":
             return permute_blocked(layout, _inverse(self.param))
-        index, k_width = self.param  # dot
+        if self.kind == "cat":
+            return _scale_registers(layout, 0.5)
+        if self.kind == "join":
+            return drop_last_blocked(layout)
+        if self.kind == "split":
+            return join_blocked(layout)
+        if self.kind == "reshape":
+            return reshape_layout(layout, self.param[1], self.param[0])
+        index, k_width, a_shared, allow_transpose = self.param  # dot
+        if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3:
+            if index == 1 or a_shared:
+                return SharedOperand(index, allow_transpose)
+            return DotOperandEncoding(index, layout, k_width)
         if isinstance(layout, NvidiaMmaEncoding):
             return DotOperandEncoding(index, layout, k_width)
         return DotOperandEncoding(index, layout) if isinstance(layout, BlockedEncoding) else None
@@ -145,6 +228,14 @@ class Want:
             return SliceEncoding(self.param, layout)
         if self.kind == "trans":
             return permute_blocked(layout, self.param)
+        if self.kind == "cat":
+            return _scale_registers(layout, 2)
+        if self.kind == "join":
+            return join_blocked(layout)
+        if self.kind == "split":
+            return drop_last_blocked(layout)
+        if self.kind == "reshape":
+            return reshape_layout(layout, self.param[0], self.param[1])
         if self.kind == "dot":
             return layout.parent if isinstance(layout, DotOperandEncoding) and layout.op_idx == self.param[0] else None
         return None
@@ -172,6 +263,95 @@ def permute_blocked(layout: Any, perm: tuple[int, ...]) -> Any | None:
                            CGALayout(tuple(tuple(b[d] for d in perm) for b in bases), layout.rank))
 
 
+def _scale_registers(layout: Any, factor: float) -> Any | None:
+    """A 1-D blocked layout with ``factor`` times the registers per thread (``tt.cat`` may
+    reorder: each thread's result registers are its lhs registers then its rhs registers, so
+    operands of ``[2]`` per thread make a result of ``[4]``); None for other layouts."""
+    if not isinstance(layout, BlockedEncoding) or layout.rank != 1:
+        return None
+    size = layout.size_per_thread[0] * factor
+    if size < 1 or size != int(size):
+        return None
+    return BlockedEncoding((int(size),), layout.threads_per_warp, layout.warps_per_cta, layout.order, layout.cga)
+
+
+def join_blocked(layout: Any) -> Any | None:
+    """``tt.join``'s result layout for operands in blocked ``layout`` (Triton's rule, as in
+    convert-triton-to-tritongpu): a new last dim of 2 in each thread's registers, fastest.
+    ``blocked<[2], [32], [4]>`` gives ``blocked<[2, 2], [32, 1], [4, 1], order [1, 0]>``."""
+    if not isinstance(layout, BlockedEncoding) or (layout.cga is not None and layout.cga.bases):
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    return BlockedEncoding(layout.size_per_thread + (2,), layout.threads_per_warp + (1,), layout.warps_per_cta + (1,),
+                           (layout.rank,) + tuple(layout.order), CGALayout((), layout.rank + 1))
+
+
+def drop_last_blocked(layout: Any) -> Any | None:
+    """The inverse of :func:`join_blocked` (``tt.split``'s result layout); None unless the
+    last dim is 2 registers of one thread, fastest in order."""
+    if not isinstance(layout, BlockedEncoding) or layout.rank < 2 or (layout.cga is not None and layout.cga.bases):
+        return None
+    last = layout.rank - 1
+    if (layout.size_per_thread[last], layout.threads_per_warp[last], layout.warps_per_cta[last],
+            layout.order[0]) != (2, 1, 1, last):
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    return BlockedEncoding(layout.size_per_thread[:-1], layout.threads_per_warp[:-1], layout.warps_per_cta[:-1],
+                           tuple(layout.order[1:]), CGALayout((), last))
+
+
+def reshape_layout(layout: Any, shape: tuple[int, ...], new_shape: tuple[int, ...]) -> Any | None:
+    """``layout`` on ``shape`` read as a layout of ``new_shape`` with the row-major element
+    order kept (``tt.reshape``; every element stays in its thread and register): each basis's
+    coordinates are concatenated as bits of the row-major index and split again, giving a
+    ``#ttg.linear``. Power-of-two shapes only (else None). Worked example: a 16x64 layout
+    whose register basis is (0, 1) reads on 64x16 as the basis (0, 1) again; lane basis
+    (1, 0) (row 1 = element 64) becomes (4, 0)."""
+    if math.prod(shape) != math.prod(new_shape) or any(d & (d - 1) for d in (*shape, *new_shape)):
+        return None
+    try:
+        linear = layout.to_linear_layout(tuple(shape))
+    except (LayoutError, ValueError, TypeError, AttributeError, NotImplementedError):
+        return None
+    if linear.out_dim_names != [f"dim{d}" for d in range(len(shape))]:
+        return None
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    new_strides = [math.prod(new_shape[d + 1:]) for d in range(len(new_shape))]
+
+    def moved(basis) -> tuple[int, ...]:
+        flat = 0
+        for c, stride in zip(basis, strides):
+            flat |= int(c) * stride  # non-overlapping bit ranges: the sum is the OR
+        return tuple((flat // stride) % size for stride, size in zip(new_strides, new_shape))
+
+    bases = {name: tuple(moved(b) for b in linear.bases.get(name, [])) for name in ("register", "lane", "warp", "block")}
+    try:
+        return LinearEncoding(bases["register"], bases["lane"], bases["warp"], bases["block"])
+    except (LayoutError, ValueError):
+        return None
+
+
+def lift_blocked(layout: Any, axis: int) -> Any | None:
+    """A blocked layout one dim larger whose ``#ttg.slice`` on ``axis`` is ``layout`` as a
+    function: the new dim has one thread and one warp (each thread holds the whole axis in
+    registers, slowest in order), so a reduction along it needs no shuffle and its result is
+    already in ``layout``. ``blocked<[1, 2], [2, 16], [4, 1]>`` on axis 1 is
+    ``blocked<[1, 1, 2], [2, 1, 16], [4, 1, 1], order [2, 0, 1]>``."""
+    if not isinstance(layout, BlockedEncoding) or not 0 <= axis <= layout.rank or \
+            (layout.cga is not None and layout.cga.bases):
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    def insert(values: tuple[int, ...], value: int) -> tuple[int, ...]:
+        return (*values[:axis], value, *values[axis:])
+
+    order = tuple(d + (d >= axis) for d in layout.order) + (axis,)
+    return BlockedEncoding(insert(layout.size_per_thread, 1), insert(layout.threads_per_warp, 1),
+                           insert(layout.warps_per_cta, 1), order, CGALayout((), layout.rank + 1))
+
+
 @dataclass
 class Use:
     """Operand ``index`` of ``op`` (value ``value``) wants ``want.of(layout of variable user)``;
@@ -195,6 +375,8 @@ class Variable:
     origins: list[str] = field(default_factory=list)
     pinned: bool = False
     unary: list[Any] = field(default_factory=list)  # callables layout -> cost
+    access: list[Any] = field(default_factory=list)  # a global access's cost: layout -> cost
+    work: list[str] = field(default_factory=list)  # the element-wise ops computing it
     label: str = ""
 
     def add(self, layout: Any, origin: str) -> bool:
@@ -242,14 +424,25 @@ def _function(layout: Any, shape: tuple[int, ...]) -> bytes:
     return found
 
 
-_COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str], float] = {}
+_COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str, str], float] = {}
+_ROUTES: dict[tuple[Any, Any, tuple[int, ...], str, str], bool] = {}
 
 
-def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str) -> float:
-    """A conversion's cost in the measure: instructions per thread + shared wavefronts."""
+def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str = "cuda:80") -> float:
+    """A conversion's cost in the measure: instructions per thread + shared wavefronts; to a
+    ``#ttg.dot_op`` that needs shared memory, the cheaper of the planner's conversion and
+    Triton's route (``local_alloc`` to its swizzled layout + ``local_load``, ``ldmatrix``
+    where the target has it: :func:`shared_route_cost`)."""
     if src == dst:
         return 0.0
-    key = (_function(src, shape), _function(dst, shape), shape, dtype)  # equal maps, one price
+    if isinstance(dst, SharedOperand):  # the local_alloc a wgmma reads (it has no local_load)
+        if isinstance(src, DotOperandEncoding):
+            return IMPOSSIBLE
+        try:
+            return CONVERT_OP + _shared_side(src, dst.encoding(src, shape, dtype), shape, dtype, target, True)
+        except (LayoutError, ValueError, NotImplementedError, TypeError, AttributeError, KeyError):
+            return IMPOSSIBLE
+    key = (_function(src, shape), _function(dst, shape), shape, dtype, target)  # equal maps, one price
     found = _COSTS.get(key)
     if found is None:
         try:
@@ -258,8 +451,106 @@ def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str) -> floa
                                        + cost.load_wavefronts)
         except (LayoutError, ValueError, NotImplementedError):
             found = IMPOSSIBLE
+        # the route stores and loads every byte a thread holds, 16 bytes an instruction at best
+        floor = 2 * math.ceil(_registers(dst, shape) * element_bytes(dtype) / 16) if found < IMPOSSIBLE else 0
+        route = shared_route_cost(src, dst, shape, dtype, target) if found > floor else None
+        if route is not None and route < found:
+            found = route
+            _ROUTES[(src, dst, shape, dtype, target)] = True
         _COSTS[key] = found
     return found
+
+
+@dataclass(frozen=True)
+class SharedOperand:
+    """What an mma v3 (``wgmma``) operand read from shared memory wants: a ``local_alloc`` of
+    the value in ``#ttg.nvmma_shared`` (Triton's ``getSharedMemoryMMAOperand``: the value's
+    memory order when ``allow_transpose``, else ``[1, 0]`` for A and ``[0, 1]`` for B)."""
+
+    op_idx: int
+    allow_transpose: bool
+
+    def encoding(self, src: Any, shape: tuple[int, ...], dtype: str) -> Any:
+        from layoutkit.triton.optimize_dot_operands import nvmma_shared
+        from layoutkit.triton.reduce_data_duplication import order_for_memory
+
+        order = order_for_memory(src, shape) if self.allow_transpose else ((0, 1) if self.op_idx == 1 else (1, 0))
+        return nvmma_shared(shape, order, 8 * element_bytes(dtype))
+
+
+def uses_shared_route(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str) -> bool:
+    """Whether :func:`convert_cost` priced ``src -> dst`` by Triton's shared-memory route."""
+    convert_cost(src, dst, shape, dtype, target)
+    return _ROUTES.get((src, dst, shape, dtype, target), False)
+
+
+def shared_route_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str) -> float | None:
+    """The cost of ``local_alloc`` + ``local_load`` (Triton's ReduceDataDuplication route)
+    for a conversion to a dot operand that needs shared memory, as ``layoutkit analyze``
+    prices those two ops (instructions per thread + wavefronts each); None when it does not
+    apply, and for an FMA dot's operand (a blocked parent: its (1, 1, 1) swizzle rarely beats
+    the planner, and pricing it was most of the attention kernel's optimisation time). Worked example: 64x32xf16 blocked ``[1, 8]`` to operand A of an mma v2 goes
+    through ``swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4}>`` and ``ldmatrix``."""
+    from layoutkit.triton.reduce_data_duplication import (
+        needs_shared_memory,
+        operand_swizzle,
+        order_for_memory,
+    )
+
+    if not isinstance(dst, DotOperandEncoding) or isinstance(src, DotOperandEncoding) \
+            or not isinstance(dst.parent, NvidiaMmaEncoding):
+        return None  # an FMA dot's operand (blocked parent): the planner's conversion only
+    try:
+        if not needs_shared_memory(src, dst, shape):
+            return None
+        encoding = operand_swizzle(dst, shape, order_for_memory(src, shape), 8 * element_bytes(dtype))
+        total = CONVERT_OP + _shared_side(src, encoding, shape, dtype, target, True) \
+            + _shared_side(dst, encoding, shape, dtype, target, False)
+        return float(total)
+    except (LayoutError, ValueError, NotImplementedError, TypeError, AttributeError, KeyError):
+        return None
+
+
+_SIDES: dict[tuple[bytes, Any, tuple[int, ...], str, str, bool], float] = {}
+
+
+def _shared_side(layout: Any, encoding: Any, shape: tuple[int, ...], dtype: str, target: str, store: bool) -> float:
+    """One side of the shared route (instructions + wavefronts, ``ldmatrix``/``stmatrix``
+    where the target has them), cached by the layout's map and the shared encoding."""
+    from layoutkit.analysis.access import memory_offsets
+    from layoutkit.analysis.matrix_access import matrix_access, supports
+    from layoutkit.triton.analyze import shared_cost
+
+    key = (_function(layout, shape), encoding, shape, dtype, target, store)
+    found = _SIDES.get(key)
+    if found is None:
+        offsets = memory_offsets(encoding, shape).reshape(-1)
+        matrix = matrix_access(layout, offsets, shape, dtype, store=store) if supports(target, store) else None
+        if matrix is not None:  # ldmatrix / stmatrix, as analyze prices it
+            found = float(matrix.instructions + matrix.wavefronts)
+        else:
+            cost = shared_cost(layout, offsets, shape, dtype)
+            found = float(cost["instructions"] + cost["wavefronts"])
+        _SIDES[key] = found
+    return found
+
+
+_REGISTERS: dict[tuple[Any, tuple[int, ...]], int] = {}
+
+
+def _registers(layout: Any, shape: tuple[int, ...]) -> int:
+    key = (layout, shape)
+    found = _REGISTERS.get(key)
+    if found is None:
+        found = _REGISTERS[key] = registers_per_thread(layout, shape)
+    return found
+
+
+def _is_work(op: Any) -> bool:
+    """An op of index math that executes instructions (``splat``, ``expand_dims`` and
+    ``broadcast`` only rename registers)."""
+    return isinstance(op, Operation) and op.name != "tt.splat" and (
+        _is_elementwise(op) or op.name in ("arith.constant", "tt.make_range"))
 
 
 def _where(op: Operation) -> str:
@@ -288,6 +579,7 @@ class Converted:
     dst_origin: str
     cost: float
     alternatives: list[tuple[str, float]]
+    route: str = "convert_layout"
 
 
 class ExactLayouts:
@@ -310,6 +602,7 @@ class ExactLayouts:
         self.converts: list[Converted] = []
         self.total = 0.0
         self.solver = ""
+        self.replicated: list[str] = []
 
     # -- building ---------------------------------------------------------------------------
     def variable(self, value: SSAValue, pinned: bool = False) -> int:
@@ -417,7 +710,11 @@ class ExactLayouts:
         self.follow_rules: dict[Operation, list[tuple[int, Want]]] = {}
         self.strip_converts(block)
         self.rematerialize(block)
+        from layoutkit.triton.axis_walk import axis_infos
+
+        self.infos = axis_infos(self.func)  # the copies' pointers too
         self.original = {v: _layout_of(v) for v in self.followers}
+        self._follower_costs: dict[tuple[SSAValue, Any], float] = {}
         for op in block.walk():
             self.visit(op)
 
@@ -464,10 +761,24 @@ class ExactLayouts:
             v.add(self.wanted[(op, 0)], INPUT)
             for layout, origin in self.coalesced(op, ptr):
                 v.add(layout, origin)
-            v.unary.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
-                                            _shape(ptr), v.dtype))
+            v.access.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
+                                             _shape(ptr), v.dtype))
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
+            return
+        if name == "tt.histogram" and results:  # counts every element: any operand layout serves
+            self.variable(results[0], pinned=True)
+            return
+        if name in ("tt.join", "tt.split", "tt.reshape", "tt.cat") and results:
+            index = self.variable(results[0])
+            for r in results[1:]:
+                self.join(r, index)
+            if name == "tt.reshape":
+                want = Want("reshape", (_shape(op.operands[0]), _shape(results[0])))
+            else:
+                want = Want(name.removeprefix("tt."))
+            for i in range(len(op.operands)):
+                self.use(op, i, want, index)
             return
         simple = _is_elementwise(op) or name in ("arith.constant", "tt.load", "tt.broadcast", "tt.scan")
         if results and (simple or name in ("tt.expand_dims", "tt.reduce", "tt.dot", "tt.trans")) \
@@ -481,7 +792,7 @@ class ExactLayouts:
                 for layout, origin in self.coalesced(op, ptr):
                     v.add(layout, origin)
                 mask = op.operands[1] if len(op.operands) > 1 and _tensor(op.operands[1]) else None
-                v.unary.append(self.global_cost(op, ptr, mask, v.shape, v.dtype))
+                v.access.append(self.global_cost(op, ptr, mask, v.shape, v.dtype))
                 want = Want("same")
             elif name == "tt.trans":
                 want = Want("trans", tuple(int(d) for d in op.order.get_values()))
@@ -491,14 +802,20 @@ class ExactLayouts:
                 want = Want("parent", op.axis.value.data)
             elif name == "tt.dot":
                 self.dot_candidates(op, v)
+                from layoutkit.triton.accelerate_matmul import comes_from_load_or_block_arg
+
+                element = str(op.operands[0].type.element_type)
+                k_width = max(1, 4 // element_bytes(element))
+                dot_want = (k_width, comes_from_load_or_block_arg(op.operands[0]), element in ("f16", "bf16"))
                 for i in range(len(op.operands)):
-                    k_width = max(1, 4 // element_bytes(str(op.operands[0].type.element_type)))
-                    self.use(op, i, Want("dot", (i, k_width)) if i < 2 else Want("same"), index)
+                    self.use(op, i, Want("dot", (i, *dot_want)) if i < 2 else Want("same"), index)
                 return
             else:
                 want = Want("same")
                 if _is_elementwise(op) or name == "arith.constant":
-                    v.unary.append(lambda layout, shape=v.shape: ELEMENTWISE_WEIGHT * registers_per_thread(layout, shape))
+                    weight = op_weight(op)
+                    v.work.append(name)
+                    v.unary.append(lambda layout, shape=v.shape, w=weight: w * _registers(layout, shape))
             for i, value in enumerate(op.operands):
                 if _tensor(value) and (name in ("tt.broadcast", "tt.expand_dims", "tt.reduce", "tt.trans")
                                        or _shape(value) == v.shape):
@@ -530,9 +847,13 @@ class ExactLayouts:
         for width in (vec, max(1, vec // 2)):
             spt = [1] * rank
             spt[order[0]] = width
-            found.append((default_blocked_encoding(shape, self.num_warps, self.threads_per_warp,
-                                                   size_per_thread=spt, order=order),
-                          f"coalesced {where}"))
+            base = default_blocked_encoding(shape, self.num_warps, self.threads_per_warp,
+                                            size_per_thread=spt, order=order)
+            found.append((base, f"coalesced {where}"))
+            if width == vec and rank >= 2:
+                found.extend((layout, f"coalesced {where}, {base.threads_per_warp[order[0]] // split}x fewer "
+                                      f"lanes along dim {order[0]}")
+                             for layout, split in _lanes_moved(base, shape, elem))
             if rank == 2:
                 other = order[1]
                 depth = min(8, max(1, per_thread // width), shape[other])
@@ -544,7 +865,8 @@ class ExactLayouts:
         return found
 
     def dot_candidates(self, op: Operation, v: Variable) -> None:
-        """``#ttg.nvidia_mma`` v2 (m16n8) with every warp split that fits the tile."""
+        """``#ttg.nvidia_mma`` v2 (m16n8) with every warp split that fits the tile; on cuda:90
+        also the v3 layout Triton's accelerate-matmul picks where ``supportMMA(3)`` holds."""
         if not self.target.startswith("cuda:") or len(v.shape) != 2:
             return
         m, n = v.shape
@@ -556,8 +878,22 @@ class ExactLayouts:
             warps_m *= 2
 
         k = _shape(op.operands[0])[-1]
+        instr = None
+        if self.target.startswith("cuda:9") and op.name == "tt.dot":
+            from layoutkit.triton.accelerate_matmul import (
+                instr_shape_v3,
+                supports_v3,
+                warps_per_tile_v3,
+            )
+
+            if supports_v3(op, self.num_warps):
+                instr = instr_shape_v3((m, n), op.operands[0].type.element_type, self.num_warps)
+                v.add(NvidiaMmaEncoding(3, 0, warps_per_tile_v3(op, (m, n), self.num_warps), instr),
+                      f"mma v3 for {_where(op)}")
 
         def dot_cost(layout, m=m, n=n, k=k) -> float:
+            if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3 and instr is not None:
+                return m * n * k / (64 * instr[1] * instr[2]) / (self.num_warps / 4)  # wgmma per warp group
             if isinstance(layout, NvidiaMmaEncoding):
                 return m * n * k / (16 * 8 * 16) / self.num_warps
             return m * n * k / self.threads
@@ -596,17 +932,44 @@ class ExactLayouts:
                 source = self.variables[self.var_of[use.value]]
                 user = self.variables[use.user]
                 for layout, origin in list(zip(user.candidates, user.origins)):
+                    if use.want.kind == "parent" and isinstance(layout, BlockedEncoding):
+                        lifted = lift_blocked(layout, use.want.param)  # the reduced axis in registers
+                        if lifted is not None:
+                            changed |= user.add(SliceEncoding(use.want.param, lifted), f"{origin}, reduced in registers")
                     changed |= source.add(use.want.of(layout), origin)
                 for layout, origin in list(zip(source.candidates, source.origins)):
                     changed |= user.add(use.want.inverse(layout), origin)
             if not changed:
                 break
 
+    def constrain_accesses(self) -> None:
+        """Coalesced global widths are a constraint, not a price: a load's or store's variable
+        keeps only the candidates whose global cost (instructions per thread + sectors above
+        the minimum) is the least any candidate reaches, so no conversion or element-wise
+        saving can buy a narrower or less coalesced access (a global instruction waits
+        hundreds of cycles and an extra sector moves 32 bytes of DRAM; a shared wavefront or
+        shuffle is a few cycles of on-chip bandwidth). A tensor with fewer elements than the
+        block has threads is replicated whatever its layout; its lanes read the same sectors
+        (one L1 wavefront per instruction, a broadcast), so its accesses are priced like any
+        instruction instead: loading 16 floats into every thread (4 vector loads) is cheaper
+        than 15 shuffles spreading them from 16 lanes (``outer3_reduce``)."""
+        for v in self.variables:
+            if v.access and math.prod(v.shape) < self.threads:  # replicated in any layout: see above
+                v.access = [lambda c, f=f: BROADCAST_ACCESS_WEIGHT * f(c) for f in v.access]
+                continue
+            if not v.access or len(v.candidates) < 2:
+                continue
+            costs = [sum(f(c) for f in v.access) for c in v.candidates]
+            best = min(costs)
+            keep = [i for i, c in enumerate(costs) if c <= best + 1e-9]
+            v.candidates = [v.candidates[i] for i in keep]
+            v.origins = [v.origins[i] for i in keep]
+
     # -- the problem ------------------------------------------------------------------------
     def problem(self, forced: dict[int, int] | None = None) -> AssignmentProblem:
         unary = []
         for index, v in enumerate(self.variables):
-            row = [sum(f(c) for f in v.unary) for c in v.candidates]
+            row = [sum(f(c) for f in v.unary) + sum(f(c) for f in v.access) for c in v.candidates]
             if forced and index in forced:
                 row = [r if i == forced[index] else IMPOSSIBLE for i, r in enumerate(row)]
             unary.append(row)
@@ -614,16 +977,20 @@ class ExactLayouts:
         for use in self.uses:
             u = self.var_of.get(use.value)
             if u is None:
+                if use.value in self.followers and use.user is not None:
+                    user = self.variables[use.user]
+                    for b, layout in enumerate(user.candidates):
+                        unary[use.user][b] += self.follower_cost(use.value, use.want.of(layout))
                 continue
             src = self.variables[u]
             shape, dtype = _shape(use.value), str(use.value.type.element_type)
             if use.user is None:
                 for a, layout in enumerate(src.candidates):
-                    unary[u][a] += convert_cost(layout, use.want.param, shape, dtype)
+                    unary[u][a] += convert_cost(layout, use.want.param, shape, dtype, self.target)
                 continue
             dst = self.variables[use.user]
             wants = [use.want.of(b) for b in dst.candidates]
-            matrix = [[IMPOSSIBLE if w is None else convert_cost(a, w, shape, dtype) for w in wants]
+            matrix = [[IMPOSSIBLE if w is None else convert_cost(a, w, shape, dtype, self.target) for w in wants]
                       for a in src.candidates]
             if use.user == u:
                 for a in range(len(src.candidates)):
@@ -633,10 +1000,31 @@ class ExactLayouts:
         return AssignmentProblem(tuple(len(v.candidates) for v in self.variables),
                                  tuple(map(tuple, unary)), tuple(pairs))
 
+    def follower_cost(self, value: SSAValue, layout: Any) -> float:
+        """What recomputing the index math of ``value`` in ``layout`` costs: its element-wise
+        instructions (registers per thread each, as the work is priced everywhere), or, when
+        it cannot follow, its input layout's work plus the convert at the use."""
+        key = (value, layout)
+        found = self._follower_costs.get(key)
+        if found is None:
+            plan: list = []
+            if layout is not None and self.settle(value, layout, plan, []):
+                extra = 0.0
+            else:
+                plan = []
+                self.settle(value, self.original[value], plan, [])
+                extra = IMPOSSIBLE if layout is None else convert_cost(
+                    self.original[value], layout, _shape(value), str(value.type.element_type), self.target)
+            found = extra + sum(INDEX_WEIGHT * op_weight(v.owner) * _registers(held, _shape(v)) for v, held in plan
+                                if _is_work(v.owner))
+            self._follower_costs[key] = found
+        return found
+
     # -- the rewrite ------------------------------------------------------------------------
     def run(self, explain: bool = False) -> None:
         self.build()
         self.propagate()
+        self.constrain_accesses()
         problem = self.problem()
         solution = solve(problem, self.method)
         self.total, self.solver = solution.cost, solution.method
@@ -667,6 +1055,8 @@ class ExactLayouts:
             value = use.value
             if wanted is None or _layout_of(value) == wanted:
                 continue
+            if isinstance(wanted, SharedOperand):
+                continue  # the wgmma rewrite below allocates it
             key = (value, wanted)
             if key not in made:
                 made[key] = _insert_convert(value, wanted)
@@ -675,6 +1065,74 @@ class ExactLayouts:
                 records[key].users.append(_where(use.op))
             use.op.operands[use.index] = made[key]
         self.converts = list(records.values())
+        self.replicated = self.replicated_work(problem, solution) if explain else []
+        for op in [o for o in self.func.walk() if o.name == "tt.dot"]:
+            layout = _layout_of(op.results[0])
+            if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3:
+                _to_warp_group_dot(op)
+        from layoutkit.triton.reduce_data_duplication import _rewrite as through_shared
+
+        for (value, wanted), result in made.items():  # Triton's route where it is the cheaper
+            if uses_shared_route(_layout_of(value), wanted, _shape(value), str(value.type.element_type), self.target):
+                records[(value, wanted)].route = "local_alloc + local_load"
+                through_shared(result.owner)
+
+    def replicated_work(self, problem: AssignmentProblem, solution) -> list[str]:
+        """``--explain`` lines for every chain of element-wise values (joined by same-layout
+        uses) that some candidate would compute more replicated than the chosen layout: its
+        work per thread as chosen, in the layout Triton's coalescing rule gives it (else the
+        most replicated candidate) and that whole-kernel cost, the work avoided, and the
+        conversions paid around the chain."""
+        choice = solution.choice
+        parent = {i: i for i, v in enumerate(self.variables) if v.work}
+
+        def find(a: int) -> int:
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        for use in self.uses:
+            u = self.var_of.get(use.value)
+            if use.want.kind == "same" and u in parent and use.user in parent:
+                parent[find(u)] = find(use.user)
+        groups: dict[int, list[int]] = {}
+        for i in parent:
+            groups.setdefault(find(i), []).append(i)
+        lines = []
+        for members in groups.values():
+            first = self.variables[members[0]]
+            if any(self.variables[m].candidates[choice[m]] != first.candidates[choice[members[0]]] for m in members):
+                continue  # not one layout along the chain
+            chosen = first.candidates[choice[members[0]]]
+
+            def work(layout, members=members) -> float:
+                return sum(len(self.variables[m].work) * _registers(layout, self.variables[m].shape) for m in members)
+
+            shared = [c for c in first.candidates if all(c in self.variables[m].candidates for m in members)]
+            # the reference: Triton's coalescing rule carried to the chain, else the most replicated
+            rule = next((c for c, o in zip(first.candidates, first.origins) if c in shared
+                         and o.startswith("coalesced") and "fewer lanes" not in o), None)
+            worst = rule if rule is not None else max(shared, key=work)
+            label = "Triton's rule" if rule is not None else "the most replicated candidate"
+            if work(worst) <= work(chosen):
+                continue
+            forced = {m: self.variables[m].candidates.index(worst) for m in members}
+            alternative = solve(self.problem(forced), self.method).cost
+            ops = sorted({name for m in members for name in self.variables[m].work})
+            shape = "x".join(map(str, first.shape))
+            copies = _registers(chosen, first.shape) * self.threads // max(1, math.prod(first.shape))
+            inside = {_where(value.owner) for m in members for value in self.variables[m].values
+                      if isinstance(value.owner, Operation)}
+            paid = [c for c in self.converts if self.var_of.get(c.value) in members  # out of the chain
+                    or any(user in inside for user in c.users)]  # into it
+            lines.append(f"//   replicated element-wise work: {sum(len(self.variables[m].work) for m in members)} "
+                         f"op(s) ({', '.join(ops)}) on {shape} in {chosen}: {work(chosen):g} instructions per "
+                         f"thread (each element on {copies} thread(s)); in {worst} ({label}) they would be {work(worst):g} "
+                         f"(kernel cost {alternative:g} against {solution.cost:g}): avoided "
+                         f"{work(worst) - work(chosen):g} per thread, paid "
+                         f"{sum(c.cost for c in paid):g} in {len(paid)} conversion(s)")
+        return lines
 
     def record(self, use: Use, wanted: Any, choice, problem: AssignmentProblem, total: float,
                explain: bool) -> Converted:
@@ -701,7 +1159,30 @@ class ExactLayouts:
                         alternatives.append((f"user in {_short(layout)}", alt.cost))
                         break
         return Converted(use.value, src, wanted, producer, [_where(use.op)], source.origins[choice[u]],
-                         dst_origin, convert_cost(src, wanted, shape, dtype), alternatives)
+                         dst_origin, convert_cost(src, wanted, shape, dtype, self.target), alternatives)
+
+
+def _to_warp_group_dot(dot: Operation) -> None:
+    """A ``tt.dot`` whose result exact put in mma v3 becomes a ``ttng.warp_group_dot``:
+    B (and A unless it is already a ``#ttg.dot_op`` in registers) ``local_alloc``-ed as
+    :class:`SharedOperand` priced it (Triton's own helper builds the allocation)."""
+    from layoutkit.ir.dialects import ttng
+    from layoutkit.triton.accelerate_matmul import _shared_operand
+
+    element = str(dot.operands[0].type.element_type)
+    allow = element in ("f16", "bf16")
+    a, b, c = dot.operands[:3]
+    if not isinstance(_layout_of(a), DotOperandEncoding):
+        a = _shared_operand(a, 0, allow)
+    b = _shared_operand(b, 1, allow)
+    properties = {k: v for k, v in dot.properties.items() if k in ("inputPrecision", "maxNumImpreciseAcc")}
+    new = ttng.WarpGroupDotOp.build(operands=[a, b, c, []], result_types=[dot.results[0].type],
+                                    properties=properties)
+    new.location = dot.location
+    Rewriter.insert_op(new, InsertPoint.before(dot))
+    dot.results[0].replace_all_uses_with(new.results[0])
+    dot.detach()
+    dot.erase()
 
 
 def _retype(value: SSAValue, layout: Any) -> None:
@@ -741,6 +1222,7 @@ def explain_text(kernel: str, layouts: ExactLayouts) -> str:
                      f"{', '.join(c.users)} wants {c.dst_origin}")
         for label, cost in c.alternatives:
             lines.append(f"//     alternative: {label}: kernel cost {cost:g}")
+    lines.extend(getattr(layouts, "replicated", []))
     return "\n".join(lines) + "\n"
 
 
