@@ -18,6 +18,11 @@ Ordering of shared memory follows the barriers' completions (see
 :mod:`~layoutkit.backends.simt.warp_order`): a consumer that reads a tile without waiting
 on the producer's barrier is reported as a race whatever order the fibers ran in.
 Kernels with named barriers run one block per chunk (barrier state is per block).
+
+Limit: warps leave a branch op together. Warps waiting at a barrier inside one branch can be
+released by warps in the op's other branches or in other fibers, not by warps of their own
+fiber that skipped the op (an ``scf.if`` without ``else`` taken by some warps, whose others
+would arrive after it): that is reported as a deadlock although a GPU would go on.
 """
 
 from __future__ import annotations
