@@ -57,7 +57,13 @@ def tile_select():
     return "tile_select", 3, 256, {"in": x, "out": np.zeros_like(x)}
 
 
+def producer_consumer():
+    src = RNG.standard_normal(256).astype(np.float32)
+    return "pc", 2, 128, {"src": src, "dst": np.zeros_like(src)}
+
+
 CASES = {
+    "producer_consumer": producer_consumer,
     "tile_matmul": tile_matmul, "tile_select": tile_select,
     "vector_add": vector_add, "block_sum": block_sum, "softmax": softmax, "matmul_mma": matmul,
     "matmul_tiled": matmul_tiled,
