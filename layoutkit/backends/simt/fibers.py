@@ -55,6 +55,7 @@ class Fiber:
 @dataclass
 class _Barrier:
     count: int
+    clock: int = 0  # the latest clock of an arriving warp (Machine.clocks)
     arrived: list = field(default_factory=list)  # warps, in arrival order
     waiters: list = field(default_factory=list)  # (fiber, warps)
 
@@ -194,6 +195,7 @@ class Scheduler:
                        f"({len(barrier.arrived) * ws} of {count} threads arrived)", again[0] * ws)
         barrier.arrived += [int(w) for w in warps]
         m.stats.barrier_arrivals += int(warps.size)
+        barrier.clock = max(barrier.clock, int(m.clocks[warps].max()))
         bits = sum(1 << int(w) for w in warps)
         for buffer in m.shared:
             buffer.races.arrive(bid, bits)
@@ -206,6 +208,8 @@ class Scheduler:
         if arrived == count:
             del self.barriers[bid]
             waiting = sum(1 << int(w) for _, ws_ in barrier.waiters for w in ws_)
+            for _, waiters in barrier.waiters:
+                m.clocks[waiters] = np.maximum(m.clocks[waiters], barrier.clock)
             for buffer in m.shared:
                 buffer.races.complete(bid, waiting)
             woken = [fiber for fiber, _ in barrier.waiters if fiber is not self.current]
