@@ -58,8 +58,7 @@ def tile_select():
 
 
 def producer_consumer():
-    src = RNG.standard_normal(256).astype(np.float32)
-    return "pc", 2, 128, {"src": src, "dst": np.zeros_like(src)}
+    return "pc", 1, 128, {"src": RNG.random(256).astype(np.float32), "dst": np.zeros(256, np.float32)}
 
 
 CASES = {
