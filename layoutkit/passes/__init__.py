@@ -49,6 +49,8 @@ PASSES: dict[str, str] = {
     "convert-forall-to-pcf": "layoutkit.passes.convert_forall_to_pcf:ConvertForallToPcfPass",
     "tritongpu-reduce-data-duplication": "layoutkit.triton.reduce_data_duplication:TritonGPUReduceDataDuplicationPass",
     "tritongpu-optimize-dot-operands": "layoutkit.triton.optimize_dot_operands:TritonGPUOptimizeDotOperandsPass",
+    "tritongpu-remove-layout-conversions":
+        "layoutkit.triton.remove_layout_conversions:TritonGPURemoveLayoutConversionsPass",
 }
 
 

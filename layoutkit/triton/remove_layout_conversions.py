@@ -1,0 +1,964 @@
+"""``tritongpu-remove-layout-conversions``: Triton 3.9's RemoveLayoutConversions, the
+heuristic that takes the ``ttg.convert_layout`` ops coalesce and accelerate-matmul leave::
+
+    layoutkit opt k.ttgir --tritongpu-remove-layout-conversions
+
+The stages (RemoveLayoutConversions.cpp and Utility.cpp of Triton 3.9), per ``tt.func``:
+
+1. *forward propagation* (``LayoutPropagation``): the anchors -- function arguments, the
+   results of expensive global loads (a tensor of at least ``num_warps * 32`` pointers),
+   dots, atomics, gathers with an efficient layout and reorder-allowed reshapes -- keep their
+   encoding; every encoding is pushed to the users through element-wise ops, broadcast,
+   reduce, expand_dims, trans, join, split, converts (a convert's result takes its source's
+   encoding) and scf results/arguments. A value reached by several encodings keeps the first
+   (the anchor's, in program order), unless one is an mma encoding (``#ttg.blocked`` when the
+   value comes from a load or store): Triton's "hacky resolve, prefer block encoding". Ops
+   are then cloned in their new encoding (in place) and converts inserted where a user wants
+   another one;
+2. the converts are canonicalised: ``convert(x : T -> T)`` is ``x``, ``convert(convert(x))``
+   one convert, a convert of a ``tt.splat``, ``tt.make_range`` or splat ``arith.constant`` is
+   that op rebuilt in the new encoding; dead pure ops go;
+3. *backward rematerialization*: for each convert left, the backward slice of its source
+   (through element-wise ops, stopping at values that already have the wanted encoding and at
+   splat/make_range/constant/convert) is recomputed in the destination encoding when every
+   op can be (not an expensive load, dot, atomic or while) and Triton's byte cost allows it:
+   the convert costs ``0`` if it only moves registers, else ``32 * bytes`` (at least 32
+   elements of 32 bits); recomputing costs, for each slice op whose result is still needed
+   elsewhere, ``bytes`` per arith/math op (``8 * bytes`` for div, exp, log, sqrt, sin, ...),
+   ``8 * bytes`` per load, and a reduction its intra-warp plus ``8 *`` inter-warp size;
+4. converts above ``arith.ext*``/``tt.broadcast``/``tt.expand_dims``/widening ``tt.fp_to_fp``
+   are hoisted over the one such op of their slice that cannot be rematerialized
+   (``hoistConvertOnTopOfExtOrBroadcast``); then a final canonicalisation.
+
+Worked example (vector_add after coalesce): the two loads of ``1024xf32`` (>= 128 pointers:
+expensive) are anchors in ``blocked<[4], [32], [4]>``; forward propagation takes that layout
+to ``arith.addf``, whose convert to the store's layout becomes ``T -> T`` and folds; backward
+rematerialization recomputes the pointer and mask chains (``tt.splat``, ``tt.addptr``,
+``arith.cmpi``, ``tt.make_range``) in ``[4]`` as they are used by nothing else: no convert is left.
+
+Not modelled (documented deviations): scf.while values do not take part in propagation;
+``hoistConvertIntoConditionals`` and ``hoistConvertDotOperand``; rematerialization through
+``scf.if``; reshape layout inference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from layoutkit.ir.dialects import ttg
+from layoutkit.ir.dialects.layouts import LayoutAttr
+from layoutkit.layouts.triton import BlockedEncoding, SliceEncoding
+from layoutkit.triton.coalesce import module_int, require_ttgir
+
+#: ops with Triton's ``Elementwise`` or ``SameOperandsAndResultEncoding`` trait (besides arith/math)
+_SAME_ENCODING_TT = frozenset("""tt.addptr tt.broadcast tt.bitcast tt.fp_to_fp tt.int_to_ptr tt.ptr_to_int
+tt.clampf tt.precise_sqrt tt.precise_divf tt.mulhiui tt.extern_elementwise tt.elementwise_inline_asm
+tt.scan""".split())
+#: ops whose result a convert folds into (canFoldIntoConversion; splat constants only)
+_FOLDABLE = ("tt.splat", "tt.make_range", "arith.constant", "tt.histogram", "ttg.local_load", "ttg.convert_layout")
+#: side effects: never erased when unused
+_EFFECTS = frozenset("""tt.store tt.atomic_rmw tt.atomic_cas tt.assert tt.print tt.return scf.yield scf.condition
+tt.reduce.return tt.scan.return ttg.local_store ttg.local_dealloc tt.call scf.for scf.while scf.if
+ttg.async_wait ttg.async_commit_group ttg.barrier""".split())
+#: arith/math ops Triton prices at 8 (isExpensiveMathOp)
+_EXPENSIVE_MATH = frozenset("""arith.divf math.erfc math.sinh math.cosh math.tanh math.asinh math.acosh math.atanh
+math.ctpop math.ctlz math.cttz math.exp math.exp2 math.expm1 math.log math.log2 math.log10 math.log1p math.sin
+math.cos math.tan math.asin math.acos math.atan math.atan2 math.powf math.sqrt math.rsqrt math.erf
+math.cbrt""".split())
+
+
+# -- small helpers ------------------------------------------------------------------------------
+
+def _tensor(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and hasattr(value.type.encoding, "layout")
+
+
+def _enc(value: SSAValue) -> Any:
+    return value.type.encoding.layout
+
+
+def _with(t: TensorType, layout: Any) -> TensorType:
+    return TensorType(t.element_type, t.get_shape(), LayoutAttr.of(layout))
+
+
+def _set_type(value: SSAValue, layout: Any) -> None:
+    """Give ``value`` (an op result) ``layout``; a dense constant's value follows."""
+    new = _with(value.type, layout)
+    value._type = new  # noqa: SLF001 - xDSL has no public setter
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant" and \
+            isinstance(owner.value, DenseIntOrFPElementsAttr):
+        owner.value = DenseIntOrFPElementsAttr(new, owner.value.data)
+
+
+def _int(op: Operation, name: str) -> int:
+    attr = op.properties.get(name)
+    if attr is None:
+        attr = op.attributes[name]
+    return int(attr.value.data)
+
+
+def _same_encoding(op: Operation) -> bool:
+    if op.name in _SAME_ENCODING_TT:
+        return True
+    return (op.name.startswith("arith.") and op.name != "arith.constant") or op.name.startswith("math.")
+
+
+def _splat_constant(op: Operation) -> bool:
+    return op.name == "arith.constant" and isinstance(op.value, DenseIntOrFPElementsAttr) and \
+        _is_splat(op.value)
+
+
+def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
+    data = attr.get_values() if hasattr(attr, "get_values") else None
+    return data is not None and len(set(data)) <= 1
+
+
+def _convert(value: SSAValue, layout: Any, where: InsertPoint, location=None) -> SSAValue:
+    cvt = ttg.ConvertLayoutOp.build(operands=[value], result_types=[_with(value.type, layout)])
+    cvt.location = location
+    Rewriter.insert_op(cvt, where)
+    return cvt.results[0]
+
+
+def _after(value: SSAValue) -> InsertPoint:
+    """MLIR's setInsertionPointAfterValue."""
+    if isinstance(value, BlockArgument):
+        return InsertPoint.at_start(value.block)
+    return InsertPoint.after(value.owner)
+
+
+def _location(value: SSAValue):
+    return value.owner.location if isinstance(value.owner, Operation) else None
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation | None:
+    while op is not None and op.parent_block() is not block:
+        op = op.parent_op()
+    return op
+
+
+def properly_dominates(value: SSAValue, op: Operation) -> bool:
+    """``value`` is defined before ``op`` on every path (structured control flow)."""
+    if isinstance(value, BlockArgument):
+        return _ancestor_in(op, value.block) is not None
+    definer = value.owner
+    if definer is op:
+        return False
+    anchor = _ancestor_in(op, definer.parent_block())
+    if anchor is None or anchor is definer:
+        return False
+    block = definer.parent_block()
+    return block.get_operation_index(definer) < block.get_operation_index(anchor)
+
+
+def _pointee_bits(element) -> int:
+    width = getattr(element, "width", None) or getattr(element, "bitwidth", None)
+    if width is not None:
+        return int(getattr(width, "data", width))
+    return 64  # pointers
+
+
+# -- layout inference (Triton's inferDstEncoding / inferSrcEncoding) -------------------------
+
+def _perm(op: Operation) -> tuple[int, ...]:
+    order = op.order
+    return tuple(order.get_values()) if hasattr(order, "get_values") else tuple(int(x) for x in order.data)
+
+
+def _permuted(layout: Any, perm: tuple[int, ...]) -> Any | None:
+    from layoutkit.triton.exact_layouts import permute_blocked
+
+    return permute_blocked(layout, perm)
+
+
+def _joined(layout: Any) -> Any | None:
+    if not isinstance(layout, BlockedEncoding):
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    rank = layout.rank
+    bases = () if layout.cga is None else layout.cga.bases
+    return BlockedEncoding(layout.size_per_thread + (2,), layout.threads_per_warp + (1,), layout.warps_per_cta + (1,),
+                           (rank,) + tuple(layout.order), CGALayout(tuple(tuple(b) + (0,) for b in bases), rank + 1))
+
+
+def _split(layout: Any) -> Any | None:
+    if not isinstance(layout, BlockedEncoding):
+        return None
+    rank = layout.rank
+    if layout.size_per_thread[-1] != 2 or layout.threads_per_warp[-1] != 1 or layout.warps_per_cta[-1] != 1 \
+            or layout.order[0] != rank - 1:
+        return None
+    from layoutkit.layouts.triton.cga import CGALayout
+
+    bases = () if layout.cga is None else layout.cga.bases
+    return BlockedEncoding(layout.size_per_thread[:-1], layout.threads_per_warp[:-1], layout.warps_per_cta[:-1],
+                           tuple(d for d in layout.order if d != rank - 1),
+                           CGALayout(tuple(tuple(b)[:-1] for b in bases), rank - 1))
+
+
+def infer_dst(op: Operation, layout: Any) -> Any | None:
+    """The encoding of ``op``'s results when its operands have ``layout`` (None: unknown)."""
+    if op.name == "ttg.convert_layout" or _same_encoding(op) or op.name == "tt.gather":
+        return layout
+    if op.name == "tt.reduce":
+        return SliceEncoding(_int(op, "axis"), layout)
+    if op.name == "tt.expand_dims":
+        axis = _int(op, "axis")
+        return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == axis else None
+    if op.name == "tt.trans":
+        return _permuted(layout, _perm(op))
+    if op.name == "tt.join":
+        return _joined(layout)
+    if op.name == "tt.split":
+        return _split(layout)
+    return None
+
+
+def infer_src(op: Operation, layout: Any) -> Any | None:
+    """The encoding ``op``'s operands need for its results to have ``layout``."""
+    if op.name == "ttg.convert_layout" or _same_encoding(op) or op.name in ("tt.gather", "tt.load", "tt.store"):
+        return layout
+    if op.name == "tt.reduce":
+        axis = _int(op, "axis")
+        return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == axis else None
+    if op.name == "tt.expand_dims":
+        return SliceEncoding(_int(op, "axis"), layout)
+    if op.name == "tt.trans":
+        perm = _perm(op)
+        return _permuted(layout, tuple(sorted(range(len(perm)), key=lambda d: perm[d])))
+    if op.name == "tt.join":
+        return _split(layout)
+    if op.name == "tt.split":
+        return _joined(layout)
+    return None
+
+
+def _threads(op: Operation) -> int:
+    module = op
+    while module is not None and not isinstance(module, ModuleOp):
+        module = module.parent_op()
+    return module_int(module, "ttg.num-warps", 4) * module_int(module, "ttg.threads-per-warp", 32)
+
+
+def is_expensive_load_or_store(op: Operation) -> bool:
+    """Triton's isExpensiveLoadOrStore: a tensor of at least ``num_warps * threads`` pointers."""
+    ptr = op.operands[0]
+    if not isinstance(ptr.type, TensorType):
+        return not isinstance(ptr.type, TensorType) and "tensordesc" not in str(ptr.type) and False
+    elements = 1
+    for d in ptr.type.get_shape():
+        elements *= int(d)
+    return elements >= _threads(op)
+
+
+def is_anchor(op: Operation) -> bool:
+    if op.name in ("tt.load", "tt.store"):
+        return is_expensive_load_or_store(op)
+    if op.name in ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "tt.atomic_rmw", "tt.atomic_cas",
+                   "ttng.tmem_load"):
+        return True
+    if op.name == "tt.gather":
+        return bool(op.properties.get("efficient_layout") or op.attributes.get("efficient_layout"))
+    if op.name == "tt.reshape":
+        return bool(op.properties.get("allow_reorder") or op.attributes.get("allow_reorder"))
+    return False
+
+
+def _is_mma(layout: Any) -> bool:
+    from layoutkit.layouts.triton.amd import AmdMfmaEncoding
+    from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
+
+    kinds = (NvidiaMmaEncoding, AmdMfmaEncoding)
+    try:
+        from layoutkit.layouts.triton.amd import AmdWmmaEncoding
+        kinds = (*kinds, AmdWmmaEncoding)
+    except ImportError:
+        pass
+    return isinstance(layout, kinds)
+
+
+# -- 1. forward propagation ---------------------------------------------------------------------
+
+class LayoutPropagation:
+    """Triton's LayoutPropagation for one ``tt.func``."""
+
+    def __init__(self, func: Operation):
+        self.func = func
+        self.layouts: dict[SSAValue, list[Any]] = {}
+        self.mapping: dict[tuple[SSAValue, Any], SSAValue] = {}
+        self.to_delete: list[Operation] = []
+
+    def run(self) -> None:
+        self.init_anchors()
+        self.propagate()
+        self.resolve_conflicts()
+        self.rewrite_region(self.func.body)
+
+    def init_anchors(self) -> None:
+        for arg in self.func.body.blocks.first.args:
+            if _tensor(arg):
+                self.layouts.setdefault(arg, [_enc(arg)])
+        for op in self.func.walk():
+            if is_anchor(op):
+                for r in op.results:
+                    if _tensor(r):
+                        self.layouts.setdefault(r, [_enc(r)])
+
+    def set_encoding(self, values, info: list[Any], changed: list, op: Operation) -> None:
+        for value in values:
+            if not _tensor(value):
+                continue
+            grew = False
+            for layout in info:
+                dst = layout if op.name == "ttg.convert_layout" else infer_dst(op, layout)
+                if dst is None:
+                    continue
+                known = self.layouts.setdefault(value, [])
+                if dst not in known:
+                    known.append(dst)
+                    grew = True
+            if grew:
+                changed.append(value)
+
+    def to_users(self, value: SSAValue, info: list[Any]) -> list:
+        changed: list = []
+        for use in list(value.uses):
+            user, index = use.operation, use.index
+            if isinstance(user, scf.ForOp):
+                k = index - 3
+                if k >= 0:
+                    self.set_encoding([user.body.blocks.first.args[k + 1], user.results[k]], info, changed, user)
+                continue
+            if isinstance(user, scf.WhileOp):
+                continue  # not modelled
+            if isinstance(user, scf.YieldOp):
+                parent = user.parent_op()
+                if isinstance(parent, scf.ForOp):
+                    self.set_encoding([parent.results[index], parent.body.blocks.first.args[index + 1]],
+                                      info, changed, user)
+                elif isinstance(parent, scf.IfOp):
+                    self.set_encoding([parent.results[index]], info, changed, user)
+                continue
+            if user.name == "tt.gather":
+                if not is_anchor(user) and index == 1:
+                    self.set_encoding(user.results, info, changed, user)
+                continue
+            if _same_encoding(user) or user.name in ("tt.reduce", "tt.expand_dims", "tt.reshape", "tt.trans",
+                                                     "tt.join", "tt.split", "ttg.convert_layout"):
+                self.set_encoding(user.results, info, changed, user)
+        return changed
+
+    def propagate(self) -> None:
+        queue = list(self.layouts)
+        while queue:
+            value = queue.pop()
+            queue.extend(self.to_users(value, list(self.layouts[value])))
+
+    def resolve_conflicts(self) -> None:
+        for value, info in self.layouts.items():
+            if len(info) <= 1:
+                continue
+            op = value.owner if isinstance(value.owner, Operation) else None
+            memory = op is not None and op.name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")
+            chosen = info[0]
+            for layout in info:
+                if (memory and isinstance(layout, BlockedEncoding)) or (not memory and _is_mma(layout)):
+                    chosen = layout
+                    break
+            info[:] = [chosen]
+
+    # -- rewrite -----------------------------------------------------------------------------
+    def value_as(self, value: SSAValue, layout: Any) -> SSAValue:
+        if not _tensor(value):
+            return value
+        info = self.layouts.get(value)
+        if info is None or info[0] == _enc(value):
+            current = value
+        else:
+            current = self.mapping[(value, info[0])]
+        if _enc(current) == layout:
+            return current
+        return _convert(current, layout, _after(current), _location(value))
+
+    def map(self, old: SSAValue, new: SSAValue) -> None:
+        self.mapping[(old, _enc(new))] = new
+
+    def rewrite_region(self, region: Region) -> None:
+        queue = [region]
+        while queue:
+            current = queue.pop(0)
+            for block in current.blocks:
+                for op in list(block.ops):
+                    need = any(r in self.layouts and self.layouts[r][0] != _enc(r) for r in op.results)
+                    if need:
+                        new = self.rewrite_op(op)
+                        queue.extend(new.regions)
+                    elif isinstance(op, scf.YieldOp):
+                        self.rewrite_yield(op)
+                    elif op.name == "tt.reduce" and not any(isinstance(r.type, TensorType) for r in op.results):
+                        self.rewrite_reduce_to_scalar(op)
+                    elif op.name == "tt.assert":
+                        if op.operands and op.operands[0] in self.layouts:
+                            v = op.operands[0]
+                            op.operands[0] = self.value_as(v, self.layouts[v][0])
+                    else:
+                        for i, operand in enumerate(op.operands):
+                            if operand in self.layouts and _tensor(operand):
+                                op.operands[i] = self.value_as(operand, _enc(operand))
+                        queue.extend(op.regions)
+        for op in reversed(self.to_delete):
+            _erase(op)
+
+    def rewrite_yield(self, op: Operation) -> None:
+        parent = op.parent_op()
+        for i, operand in enumerate(op.operands):
+            t = operand.type
+            if isinstance(parent, scf.ForOp | scf.IfOp):
+                t = parent.results[i].type
+            if isinstance(t, TensorType) and hasattr(t.encoding, "layout"):
+                op.operands[i] = self.value_as(operand, t.encoding.layout)
+
+    def rewrite_reduce_to_scalar(self, op: Operation) -> None:
+        layout = next((self.layouts[v][0] for v in op.operands if v in self.layouts), None)
+        if layout is None:
+            return
+        for i, operand in enumerate(op.operands):
+            op.operands[i] = self.value_as(operand, layout)
+
+    def rewrite_op(self, op: Operation) -> Operation:
+        self.to_delete.append(op)
+        if isinstance(op, scf.ForOp):
+            return self.rewrite_for(op)
+        if isinstance(op, scf.IfOp):
+            return self.rewrite_if(op)
+        layout = self.layouts[op.results[0]][0]
+        where = InsertPoint.before(op)
+        if op.name == "ttg.convert_layout":
+            src = op.operands[0]
+            src_layout = self.layouts[src][0] if src in self.layouts else _enc(src)
+            value = self.value_as(src, src_layout)
+            new = ttg.ConvertLayoutOp.build(operands=[value], result_types=[_with(op.results[0].type, layout)])
+            new.location = op.location
+            Rewriter.insert_op(new, where)
+            self.map(op.results[0], new.results[0])
+            return new
+        if op.name in _FOLDABLE and (op.name != "arith.constant" or _splat_constant(op)):
+            clone = op.clone()
+            Rewriter.insert_op(clone, where)
+            new = ttg.ConvertLayoutOp.build(operands=[clone.results[0]],
+                                            result_types=[_with(op.results[0].type, layout)])
+            new.location = op.location
+            Rewriter.insert_op(new, where)
+            self.map(op.results[0], new.results[0])
+            return new
+        clone = op.clone()
+        Rewriter.insert_op(clone, where)
+        src = infer_src(op, layout) if op.operands else None
+        for i, operand in enumerate(op.operands):
+            clone.operands[i] = self.value_as(operand, src)
+        for old, res in zip(op.results, clone.results):
+            if _tensor(old):
+                _set_type(res, layout)
+            if res.type == old.type:
+                old.replace_all_uses_with(res)
+            else:
+                self.map(old, res)
+        return clone
+
+    def rewrite_for(self, op: scf.ForOp) -> Operation:
+        inits = []
+        for operand, result in zip(op.iter_args, op.results):
+            inits.append(self.value_as(operand, self.layouts[result][0]) if result in self.layouts else operand)
+        old_block = op.body.blocks.first
+        block = Block(arg_types=[old_block.args[0].type, *(v.type for v in inits)])
+        for inner in list(old_block.ops):
+            inner.detach()
+            block.add_op(inner)
+        new = scf.ForOp(op.lb, op.ub, op.step, inits, Region([block]))
+        new.attributes.update(op.attributes)
+        new.location = op.location
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        self._remap(op.results, new.results)
+        self._remap(old_block.args, block.args)
+        return new
+
+    def rewrite_if(self, op: scf.IfOp) -> Operation:
+        types = [(_with(r.type, self.layouts[r][0]) if r in self.layouts else r.type) for r in op.results]
+        then_region, else_region = op.true_region, op.false_region
+        op.detach_region(then_region)
+        op.detach_region(else_region)
+        new = scf.IfOp(op.cond, types, then_region, else_region)
+        new.attributes.update(op.attributes)
+        new.location = op.location
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        self._remap(op.results, new.results)
+        return new
+
+    def _remap(self, olds, news) -> None:
+        for old, new in zip(olds, news):
+            if old.type == new.type:
+                old.replace_all_uses_with(new)
+            else:
+                self.map(old, new)
+
+
+def _erase(op: Operation) -> None:
+    for r in op.results:
+        for use in list(r.uses):
+            use.operation.operands[use.index] = r  # keep; the user is erased too
+    op.detach()
+    op.erase(safe_erase=False)
+
+
+# -- 2. canonicalisation of converts ------------------------------------------------------------
+
+def _pure(op: Operation) -> bool:
+    return op.name not in _EFFECTS and op.name != "tt.func" and not op.name.startswith("ttng.") and \
+        op.parent_op() is not None
+
+
+def canonicalize_converts(func: Operation) -> None:
+    """Triton's ConvertLayoutOp canonicalisation patterns and dead-code removal, to a fixpoint."""
+    for _ in range(10_000):
+        changed = False
+        for op in reversed(list(func.walk())):
+            if op.parent is None:
+                continue
+            if op.results and _pure(op) and all(not r.uses for r in op.results):
+                op.detach()
+                op.erase()
+                changed = True
+                continue
+            if op.name == "ttg.convert_layout":
+                changed |= _canonicalize_convert(op)
+        if not changed:
+            return
+
+
+def _canonicalize_convert(op: Operation) -> bool:
+    src, result = op.operands[0], op.results[0]
+    if src.type == result.type:
+        result.replace_all_uses_with(src)
+        op.detach()
+        op.erase()
+        return True
+    arg = src.owner if isinstance(src.owner, Operation) else None
+    if arg is None:
+        return False
+    from layoutkit.layouts.triton import DotOperandEncoding
+    from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
+
+    if isinstance(_enc(result), DotOperandEncoding) and isinstance(_enc(src), NvidiaMmaEncoding):
+        return False
+    layout = _enc(result)
+    if arg.name == "ttg.convert_layout":
+        new = ttg.ConvertLayoutOp.build(operands=[arg.operands[0]], result_types=[result.type])
+    elif arg.name in ("tt.splat", "tt.make_range", "tt.histogram") or _splat_constant(arg):
+        new = arg.clone()
+        for i, operand in enumerate(arg.operands):
+            new.operands[i] = operand
+        _set_type(new.results[0], layout)
+    else:
+        return False
+    new.location = op.location
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    result.replace_all_uses_with(new.results[0])
+    op.detach()
+    op.erase()
+    return True
+
+
+# -- 3. backward rematerialization -----------------------------------------------------------
+
+def _bytes(value: SSAValue, min_elements: int = 0, min_bits: int = 0) -> int:
+    t = value.type
+    elements, bits = 0, 0
+    if isinstance(t, TensorType):
+        elements = 1
+        for d in t.get_shape():
+            elements *= int(d)
+        element = t.element_type
+        if hasattr(element, "width") or hasattr(element, "bitwidth"):
+            bits = _pointee_bits(element)
+    return (max(elements, min_elements) * max(bits, min_bits)) >> 3
+
+
+def reorders_registers(src: Any, dst: Any, shape: tuple[int, ...]) -> bool:
+    """Triton's cvtReordersRegisters: the conversion only moves values between registers."""
+    try:
+        a, b = src.to_linear_layout(shape), dst.to_linear_layout(shape)
+        comp = b.invert_and_compose(a)
+    except Exception:  # noqa: BLE001 - a layout without a linear form: priced as shared memory
+        return False
+    for dim in ("block", "warp", "lane", "register"):
+        if not (a.has_in_dim(dim) and b.has_in_dim(dim)):
+            continue
+        q = comp.quotient([dim])
+        if q is None:
+            break
+        comp = q
+    return all(d == "register" for d in comp.out_dim_names)
+
+
+def convert_cost(src: SSAValue, layout: Any) -> int:
+    """Triton's getConvertCost."""
+    shape = tuple(int(d) for d in src.type.get_shape())
+    if reorders_registers(_enc(src), layout, shape):
+        return 0
+    return 32 * _bytes(src, 32, 32)
+
+
+def _reduce_cost(op: Operation) -> int:
+    layout = _enc(op.operands[0])
+    axis = _int(op, "axis")
+    shape = [int(d) for d in op.operands[0].type.get_shape()]
+    if not isinstance(layout, BlockedEncoding):
+        return 0
+    per_lane = max(1, shape[axis] // layout.size_per_thread[axis])
+    intra = min(per_lane, layout.threads_per_warp[axis])
+    inter = min(max(1, per_lane // layout.threads_per_warp[axis]), layout.warps_per_cta[axis])
+    return intra + 8 * inter
+
+
+class Rematerialization:
+    """Triton's LayoutRematerialization for one ``tt.func``."""
+
+    def __init__(self, func: Operation):
+        self.func = func
+        self.remat: dict[tuple[SSAValue, Any], SSAValue] = {}
+        self.to_delete: list[Operation] = []
+
+    def add(self, old: SSAValue, layout: Any, new: SSAValue) -> None:
+        self.remat[(old, layout)] = new
+
+    def converts(self) -> list[Operation]:
+        return [op for op in self.func.walk() if op.name == "ttg.convert_layout"]
+
+    def cleanup(self) -> None:
+        for op in reversed(self.to_delete):
+            if op.parent is not None:
+                _erase(op)
+        self.to_delete.clear()
+
+    def backward_slice(self, value: SSAValue, user: Operation, layout: Any, stop=None):
+        """Triton's getConvertBackwardSlice: (slice values in order, their layouts) or None."""
+        seen: set = set()
+        queue: list[tuple[SSAValue, Operation, Any]] = []
+        order: list[SSAValue] = []
+        layouts: dict[SSAValue, Any] = {}
+
+        def enqueue(v, u, enc):
+            key = (v, id(u), enc)
+            if key not in seen:
+                seen.add(key)
+                queue.append((v, u, enc))
+
+        def update(v, enc) -> bool:
+            if v not in layouts:
+                order.append(v)
+                layouts[v] = enc
+                return True
+            return layouts[v] == enc
+
+        enqueue(value, user, layout)
+        while queue:
+            current, use_op, enc = queue.pop()
+            if not isinstance(current.type, TensorType):
+                continue
+            if isinstance(current.owner, scf.ForOp):
+                return None
+            if not update(current, enc):
+                return None
+            existing = self.remat.get((current, enc))
+            if existing is not None and properly_dominates(existing, use_op):
+                if not update(existing, enc):
+                    return None
+                current = existing
+            definer = current.owner
+            if isinstance(definer, scf.IfOp):
+                return None  # not modelled: rematerialization through scf.if
+            if isinstance(definer, Operation):
+                for r in definer.results:
+                    if r is not current and isinstance(r.type, TensorType) and not update(r, enc):
+                        return None
+                if _free_convert(definer):
+                    enqueue(definer.operands[0], definer, enc)
+                    continue
+                if _can_fold(definer, enc):
+                    continue
+                if stop is not None and stop(definer):
+                    continue
+                if definer.name == "tt.cat":
+                    return None
+                if definer.name == "tt.gather":
+                    src = infer_src(definer, enc)
+                    if src is None:
+                        return None
+                    enqueue(definer.operands[1], definer, src)
+                    continue
+                for operand in definer.operands:
+                    src = infer_src(definer, enc)
+                    if src is None:
+                        return None
+                    if _tensor(operand) and _enc(operand) == src:
+                        continue
+                    enqueue(operand, definer, src)
+                continue
+            block = current.block
+            parent = block.parent_op()
+            if isinstance(parent, scf.ForOp) and current.index > 0:
+                k = current.index - 1
+                enqueue(parent.iter_args[k], parent, enc)
+                yield_op = block.last_op
+                enqueue(yield_op.operands[k], yield_op, enc)
+                return None  # not modelled: rematerialization through loop-carried values
+            return None
+        return order, layouts
+
+    def rematerializable(self, value, user, layout, stop=None):
+        found = self.backward_slice(value, user, layout, stop)
+        if found is None or not found[0]:
+            return None
+        for v in found[0]:
+            if isinstance(v.owner, Operation) and not _can_be_remat(v.owner):
+                return None
+        return found
+
+    def beneficial(self, cvt: Operation, values: list[SSAValue], new_cost: int) -> bool:
+        ops = []
+        for v in values:
+            if isinstance(v.owner, Operation) and v.owner not in ops:
+                ops.append(v.owner)
+        outside: list[SSAValue] = []
+        in_slice = set(values)
+        for v in values:
+            if any(u.operation is not cvt and u.operation not in ops for u in v.uses):
+                outside.append(v)
+        i = 0
+        while i < len(outside):
+            definer = outside[i].owner
+            if isinstance(definer, Operation):
+                for operand in definer.operands:
+                    if operand in in_slice and operand not in outside:
+                        outside.append(operand)
+            i += 1
+        outside_set = set(outside)
+        convert = convert_cost(cvt.operands[0], _enc(cvt.results[0]))
+        remat = new_cost
+        for op in ops:
+            if not any(r in outside_set for r in op.results):
+                continue
+            if op.name == "arith.constant":
+                continue
+            if op.name in ("tt.load", "ttg.local_load"):
+                remat += sum(8 * _bytes(r) for r in op.results)
+            elif op.name.startswith(("arith.", "math.")):
+                remat += sum((8 if op.name in _EXPENSIVE_MATH else 1) * _bytes(r) for r in op.results)
+            elif op.name == "tt.reduce":
+                remat += _reduce_cost(op)
+        return convert >= remat
+
+    def backward(self) -> None:
+        for cvt in self.converts():
+            if not self.backward_one(cvt):
+                self.add(cvt.operands[0], _enc(cvt.results[0]), cvt.results[0])
+
+    def backward_one(self, cvt: Operation) -> bool:
+        from layoutkit.layouts.triton import DotOperandEncoding
+
+        layout = _enc(cvt.results[0])
+        if isinstance(layout, DotOperandEncoding) and _in_for(cvt):
+            return False
+        src = cvt.operands[0]
+        existing = self.remat.get((src, layout))
+        if existing is not None and properly_dominates(existing, cvt):
+            cvt.results[0].replace_all_uses_with(existing)
+            cvt.detach()
+            cvt.erase()
+            return True
+        found = self.rematerializable(src, cvt, layout)
+        if found is None or not self.beneficial(cvt, found[0], 0):
+            return False
+        self.rewrite_slice(found[0], found[1], cvt, {})
+        return True
+
+    def rewrite_slice(self, values: list[SSAValue], layouts: dict, cvt: Operation, mapping: dict) -> None:
+        ops: list[Operation] = []
+        for v in values:
+            existing = self.remat.get((v, layouts[v]))
+            if existing is not None:
+                mapping[v] = existing
+                continue
+            if isinstance(v.owner, Operation) and v.owner not in ops:
+                ops.append(v.owner)
+        ops.sort(key=_position)
+        for op in ops:
+            where = InsertPoint.before(op)
+            if op.name == "arith.constant":
+                clone = op.clone()
+                Rewriter.insert_op(clone, where)
+                value = _convert(clone.results[0], layouts[op.results[0]], where, op.location)
+                mapping[op.results[0]] = value
+                self.add(op.results[0], layouts[op.results[0]], value)
+                continue
+            clone = op.clone()
+            for i, operand in enumerate(op.operands):
+                clone.operands[i] = mapping.get(operand, operand)
+            Rewriter.insert_op(clone, where)
+            for old, new in zip(op.results, clone.results):
+                if old in layouts:
+                    _set_type(new, layouts[old])
+                    self.add(old, layouts[old], new)
+                mapping[old] = new
+        cvt.results[0].replace_all_uses_with(mapping.get(cvt.operands[0], cvt.operands[0]))
+        self.to_delete.append(cvt)
+
+    def hoist_over_ext_or_broadcast(self) -> None:
+        for cvt in self.converts():
+            if not self.hoist_one(cvt):
+                self.add(cvt.operands[0], _enc(cvt.results[0]), cvt.results[0])
+
+    def hoist_one(self, cvt: Operation) -> bool:
+        from layoutkit.layouts.triton import DotOperandEncoding
+
+        layout = _enc(cvt.results[0])
+        if isinstance(layout, DotOperandEncoding):
+            return False
+        found = self.rematerializable(cvt.operands[0], cvt, layout, _is_ext_or_broadcast)
+        if found is None:
+            return False
+        values, layouts = found
+        ext = None
+        i = 0
+        while i < len(values):
+            v = values[i]
+            op = v.owner
+            i += 1
+            if not isinstance(op, Operation) or not _is_ext_or_broadcast(op):
+                continue
+            src = infer_src(op, layouts[v])
+            if src is None:
+                return False
+            sub = self.rematerializable(op.operands[0], op, src)
+            if sub is not None:
+                for w in sub[0]:
+                    if w not in layouts:
+                        values.append(w)
+                        layouts[w] = sub[1][w]
+                continue
+            if ext is not None:
+                return False
+            ext = op
+        if ext is None:
+            return False
+        dst = layouts[ext.results[0]]
+        src = infer_src(ext, dst)
+        if src is None:
+            return False
+        where = InsertPoint.before(ext)
+        moved = _convert(ext.operands[0], src, where, cvt.location)
+        clone = ext.clone()
+        clone.operands[0] = moved
+        Rewriter.insert_op(clone, where)
+        _set_type(clone.results[0], dst)
+        values.remove(ext.results[0])
+        self.rewrite_slice(values, layouts, cvt, {ext.results[0]: clone.results[0]})
+        return True
+
+
+def _position(op: Operation) -> tuple[int, ...]:
+    path = []
+    while op is not None and op.parent_block() is not None:
+        path.append(op.parent_block().get_operation_index(op))
+        op = op.parent_op()
+    return tuple(reversed(path))
+
+
+def _in_for(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _free_convert(op: Operation) -> bool:
+    if op.name != "ttg.convert_layout":
+        return False
+    shape = tuple(int(d) for d in op.operands[0].type.get_shape())
+    return reorders_registers(_enc(op.operands[0]), _enc(op.results[0]), shape)
+
+
+def _can_fold(op: Operation, layout: Any) -> bool:
+    """Triton's canFoldIntoConversion."""
+    if op.name == "ttg.convert_layout":
+        from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
+
+        return not (isinstance(layout, NvidiaMmaEncoding) and _enc(op.operands[0]) != layout)
+    if op.name == "tt.reshape":
+        return bool(op.properties.get("allow_reorder")) and not op.properties.get("efficient_layout")
+    if op.name == "arith.constant":
+        return _splat_constant(op)
+    return op.name in _FOLDABLE
+
+
+def _can_be_remat(op: Operation) -> bool:
+    if op.name in ("tt.load", "tt.store"):
+        return not is_expensive_load_or_store(op)
+    if op.name in ("tt.atomic_rmw", "tt.atomic_cas", "tt.dot"):
+        return False
+    if op.name == "tt.gather":
+        return not is_anchor(op)
+    return not isinstance(op, scf.WhileOp | scf.ConditionOp)
+
+
+def _is_ext_or_broadcast(op: Operation) -> bool:
+    if op.name in ("arith.extsi", "arith.extui", "arith.extf", "tt.broadcast", "tt.expand_dims"):
+        return True
+    if op.name == "tt.fp_to_fp":
+        return _pointee_bits(op.operands[0].type.element_type) < _pointee_bits(op.results[0].type.element_type)
+    return False
+
+
+# -- the pass -----------------------------------------------------------------------------------
+
+def remove_layout_conversions(module: ModuleOp) -> None:
+    funcs = [op for op in module.walk() if op.name == "tt.func" and op.regions and op.body.blocks]
+    for func in funcs:
+        LayoutPropagation(func).run()
+    for func in funcs:
+        canonicalize_converts(func)
+        remat = Rematerialization(func)
+        remat.backward()
+        remat.cleanup()
+        canonicalize_converts(func)
+        hoist = Rematerialization(func)
+        hoist.hoist_over_ext_or_broadcast()
+        hoist.cleanup()
+        canonicalize_converts(func)
+
+
+@dataclass(frozen=True)
+class TritonGPURemoveLayoutConversionsPass(ModulePass):
+    """Triton 3.9's ``tritongpu-remove-layout-conversions`` (cost-model=triton)."""
+
+    name = "tritongpu-remove-layout-conversions"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_ttgir(op, self.name)
+        remove_layout_conversions(op)
+
+
+__all__ = ["LayoutPropagation", "Rematerialization", "TritonGPURemoveLayoutConversionsPass",
+           "canonicalize_converts", "infer_dst", "infer_src", "remove_layout_conversions"]
