@@ -527,11 +527,45 @@ def _pure(op: Operation) -> bool:
         op.parent_op() is not None
 
 
+class _Constants:
+    """MLIR's OperationFolder as the greedy driver uses it: constants are unique per (value,
+    type) and live at the front of the function's entry block (a constant not at the front
+    and not right after another known constant moves to the very front)."""
+
+    def __init__(self, func: Operation):
+        self.block = func.body.blocks.first
+        self.known: dict[tuple[str, Any], Operation] = {}
+        self.owned: set[int] = set()
+
+    def insert(self, op: Operation) -> bool:
+        """Register ``op``; False when it was replaced by an equal constant (and erased)."""
+        key = (str(op.value), op.results[0].type)
+        found = self.known.get(key)
+        if found is not None and found is not op:
+            op.results[0].replace_all_uses_with(found.results[0])
+            op.detach()
+            op.erase()
+            return False
+        first = self.block.first_op
+        if op.parent_block() is not self.block or (first is not op and id(op.prev_op) not in self.owned):
+            op.detach()
+            self.block.insert_op_before(op, self.block.first_op)
+        self.known[key] = op
+        self.owned.add(id(op))
+        return True
+
+
 def canonicalize_converts(func: Operation) -> None:
-    """Triton's ConvertLayoutOp canonicalisation patterns and dead-code removal, to a fixpoint."""
+    """Triton's ConvertLayoutOp canonicalisation patterns, constant uniquing and dead-code
+    removal, to a fixpoint (MLIR's greedy driver, which Triton's goldens show visiting ops
+    top-down, a new op at once)."""
+    constants = _Constants(func)
+    for op in list(func.walk()):
+        if op.name == "arith.constant" and op.parent is not None:
+            constants.insert(op)
     for _ in range(10_000):
         changed = False
-        for op in reversed(list(func.walk())):
+        for op in list(func.walk()):
             if op.parent is None:
                 continue
             if op.results and _pure(op) and all(not r.uses for r in op.results):
@@ -540,26 +574,31 @@ def canonicalize_converts(func: Operation) -> None:
                 changed = True
                 continue
             if op.name == "ttg.convert_layout":
-                changed |= _canonicalize_convert(op)
+                new = _canonicalize_convert(op)
+                if new is not None:
+                    changed = True
+                    if new.name == "arith.constant":
+                        constants.insert(new)
         if not changed:
             return
 
 
-def _canonicalize_convert(op: Operation) -> bool:
+def _canonicalize_convert(op: Operation) -> Operation | None:
+    """Rewrite one convert; the op that replaces it (its source's owner when folded), or None."""
     src, result = op.operands[0], op.results[0]
     if src.type == result.type:
         result.replace_all_uses_with(src)
         op.detach()
         op.erase()
-        return True
+        return src.owner if isinstance(src.owner, Operation) else src.block.parent_op()
     arg = src.owner if isinstance(src.owner, Operation) else None
     if arg is None:
-        return False
+        return None
     from layoutkit.layouts.triton import DotOperandEncoding
     from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
 
     if isinstance(_enc(result), DotOperandEncoding) and isinstance(_enc(src), NvidiaMmaEncoding):
-        return False
+        return None
     layout = _enc(result)
     if arg.name == "ttg.convert_layout":
         new = ttg.ConvertLayoutOp.build(operands=[arg.operands[0]], result_types=[result.type])
@@ -569,13 +608,13 @@ def _canonicalize_convert(op: Operation) -> bool:
             new.operands[i] = operand
         _set_type(new.results[0], layout)
     else:
-        return False
+        return None
     new.location = op.location
     Rewriter.insert_op(new, InsertPoint.before(op))
     result.replace_all_uses_with(new.results[0])
     op.detach()
     op.erase()
-    return True
+    return new
 
 
 # -- 3. backward rematerialization -----------------------------------------------------------
