@@ -573,7 +573,9 @@ def canonicalize_converts(func: Operation) -> None:
                 op.erase()
                 changed = True
                 continue
-            if op.name == "ttg.convert_layout":
+            if op.name in _USER_PATTERNS:
+                changed |= _USER_PATTERNS[op.name](op)
+            elif op.name == "ttg.convert_layout":
                 new = _canonicalize_convert(op)
                 if new is not None:
                     changed = True
@@ -602,6 +604,13 @@ def _canonicalize_convert(op: Operation) -> Operation | None:
     layout = _enc(result)
     if arg.name == "ttg.convert_layout":
         new = ttg.ConvertLayoutOp.build(operands=[arg.operands[0]], result_types=[result.type])
+    elif arg.name == "tt.cat":
+        if not _cheap_cat(arg, layout):
+            return None
+        new = arg.clone()
+        for i, operand in enumerate(arg.operands):
+            new.operands[i] = operand
+        _set_type(new.results[0], layout)
     elif arg.name in ("tt.splat", "tt.make_range", "tt.histogram") or _splat_constant(arg):
         new = arg.clone()
         for i, operand in enumerate(arg.operands):
@@ -615,6 +624,108 @@ def _canonicalize_convert(op: Operation) -> Operation | None:
     op.detach()
     op.erase()
     return new
+
+
+def _cheap_cat(cat: Operation, layout: Any) -> bool:
+    """Triton's cat legality for a new result encoding: no fewer registers per thread than
+    its result has now (fewer would go through shared memory anyway)."""
+    from layoutkit.analysis.access import registers_per_thread
+
+    shape = tuple(int(d) for d in cat.results[0].type.get_shape())
+    try:
+        return registers_per_thread(layout, shape) >= registers_per_thread(_enc(cat.results[0]), shape)
+    except Exception:  # noqa: BLE001 - not a distributed layout
+        return False
+
+
+def trivial_convert(op: Operation) -> bool:
+    """Triton's isConvertTrivial: source and result encodings are the same function."""
+    src, dst = _enc(op.operands[0]), _enc(op.results[0])
+    if src == dst:
+        return True
+    shape = tuple(int(d) for d in op.operands[0].type.get_shape())
+    try:
+        return src.to_linear_layout(shape) == dst.to_linear_layout(shape)
+    except Exception:  # noqa: BLE001 - no linear form: compared by name only
+        return False
+
+
+def _source_convert(op: Operation, index: int = 0) -> Operation | None:
+    owner = op.operands[index].owner
+    return owner if isinstance(owner, Operation) and owner.name == "ttg.convert_layout" else None
+
+
+def _replace_operand(op: Operation, index: int, value: SSAValue) -> bool:
+    """``op`` rebuilt (at its place) with operand ``index`` replaced -- replaceOpWithNewOp."""
+    new = op.clone()
+    for i, operand in enumerate(op.operands):
+        new.operands[i] = value if i == index else operand
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    for old, res in zip(op.results, new.results):
+        old.replace_all_uses_with(res)
+    op.detach()
+    op.erase()
+    return True
+
+
+def _fold_into_reshape(op: Operation) -> bool:
+    cvt = _source_convert(op)
+    if cvt is None or not (trivial_convert(cvt) or op.properties.get("allow_reorder") is not None):
+        return False
+    return _replace_operand(op, 0, cvt.operands[0])
+
+
+def _fold_into_trans(op: Operation) -> bool:
+    perm = _perm(op)
+    if perm == tuple(range(len(perm))):
+        new = ttg.ConvertLayoutOp.build(operands=[op.operands[0]], result_types=[op.results[0].type])
+        new.location = op.location
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        op.results[0].replace_all_uses_with(new.results[0])
+        op.detach()
+        op.erase()
+        return True
+    cvt = _source_convert(op)
+    if cvt is None or not trivial_convert(cvt):
+        return False
+    return _replace_operand(op, 0, cvt.operands[0])
+
+
+def _fold_into_histogram(op: Operation) -> bool:
+    cvt = _source_convert(op)
+    if cvt is None:
+        return False
+    if len(op.operands) > 1:  # the mask follows the new source layout
+        mask = _convert(op.operands[1], _enc(cvt.operands[0]), InsertPoint.before(op), op.location)
+        op.operands[1] = mask
+    return _replace_operand(op, 0, cvt.operands[0])
+
+
+def _fold_into_gather(op: Operation) -> bool:
+    cvt = _source_convert(op)
+    if cvt is None or is_anchor(op):
+        return False
+    return _replace_operand(op, 0, cvt.operands[0])
+
+
+def _fold_into_memory(op: Operation) -> bool:
+    if not op.operands or not _tensor(op.operands[0]):
+        return False
+    cvt = _source_convert(op)
+    return cvt is not None and _replace_operand(op, 0, cvt.operands[0])
+
+
+def _fold_into_split(op: Operation) -> bool:
+    cvt = _source_convert(op)
+    if cvt is None or _split(_enc(cvt.operands[0])) != _enc(op.results[0]):
+        return False
+    return _replace_operand(op, 0, cvt.operands[0])
+
+
+#: the patterns on a convert's user (Triton's reshape/trans/histogram/gather/alloc/local_store/split(cvt))
+_USER_PATTERNS = {"tt.reshape": _fold_into_reshape, "tt.trans": _fold_into_trans, "tt.histogram": _fold_into_histogram,
+                  "tt.gather": _fold_into_gather, "ttg.local_alloc": _fold_into_memory,
+                  "ttg.local_store": _fold_into_memory, "tt.split": _fold_into_split}
 
 
 # -- 3. backward rematerialization -----------------------------------------------------------
@@ -695,6 +806,7 @@ class Rematerialization:
         queue: list[tuple[SSAValue, Operation, Any]] = []
         order: list[SSAValue] = []
         layouts: dict[SSAValue, Any] = {}
+        reused: dict[SSAValue, SSAValue] = {}
 
         def enqueue(v, u, enc):
             key = (v, id(u), enc)
@@ -720,6 +832,7 @@ class Rematerialization:
                 return None
             existing = self.remat.get((current, enc))
             if existing is not None and properly_dominates(existing, use_op):
+                reused.setdefault(current, existing)
                 if not update(existing, enc):
                     return None
                 current = existing
@@ -762,14 +875,14 @@ class Rematerialization:
                 enqueue(yield_op.operands[k], yield_op, enc)
                 return None  # not modelled: rematerialization through loop-carried values
             return None
-        return order, layouts
+        return order, layouts, reused
 
     def rematerializable(self, value, user, layout, stop=None):
         found = self.backward_slice(value, user, layout, stop)
         if found is None or not found[0]:
             return None
         for v in found[0]:
-            if isinstance(v.owner, Operation) and not _can_be_remat(v.owner):
+            if v not in found[2] and isinstance(v.owner, Operation) and not _can_be_remat(v.owner):
                 return None
         return found
 
@@ -828,15 +941,15 @@ class Rematerialization:
         found = self.rematerializable(src, cvt, layout)
         if found is None or not self.beneficial(cvt, found[0], 0):
             return False
-        self.rewrite_slice(found[0], found[1], cvt, {})
+        self.rewrite_slice(found, cvt, {})
         return True
 
-    def rewrite_slice(self, values: list[SSAValue], layouts: dict, cvt: Operation, mapping: dict) -> None:
+    def rewrite_slice(self, found, cvt: Operation, mapping: dict) -> None:
+        values, layouts, reused = found
         ops: list[Operation] = []
         for v in values:
-            existing = self.remat.get((v, layouts[v]))
-            if existing is not None:
-                mapping[v] = existing
+            if v in reused:
+                mapping[v] = reused[v]
                 continue
             if isinstance(v.owner, Operation) and v.owner not in ops:
                 ops.append(v.owner)
@@ -876,7 +989,7 @@ class Rematerialization:
         found = self.rematerializable(cvt.operands[0], cvt, layout, _is_ext_or_broadcast)
         if found is None:
             return False
-        values, layouts = found
+        values, layouts, reused = found
         ext = None
         i = 0
         while i < len(values):
@@ -894,6 +1007,8 @@ class Rematerialization:
                     if w not in layouts:
                         values.append(w)
                         layouts[w] = sub[1][w]
+                for w, r in sub[2].items():
+                    reused.setdefault(w, r)
                 continue
             if ext is not None:
                 return False
@@ -911,7 +1026,7 @@ class Rematerialization:
         Rewriter.insert_op(clone, where)
         _set_type(clone.results[0], dst)
         values.remove(ext.results[0])
-        self.rewrite_slice(values, layouts, cvt, {ext.results[0]: clone.results[0]})
+        self.rewrite_slice((values, layouts, reused), cvt, {ext.results[0]: clone.results[0]})
         return True
 
 
