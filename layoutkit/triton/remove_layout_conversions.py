@@ -208,7 +208,8 @@ def _split(layout: Any) -> Any | None:
 
 def infer_dst(op: Operation, layout: Any) -> Any | None:
     """The encoding of ``op``'s results when its operands have ``layout`` (None: unknown)."""
-    if op.name == "ttg.convert_layout" or _same_encoding(op) or op.name == "tt.gather":
+    if op.name in ("ttg.convert_layout", "tt.gather", "tt.load", "tt.store", "scf.for", "scf.yield", "scf.while",
+                   "scf.condition") or _same_encoding(op):
         return layout
     if op.name == "tt.reduce":
         return SliceEncoding(_int(op, "axis"), layout)
@@ -555,7 +556,102 @@ class _Constants:
         return True
 
 
-def canonicalize_converts(func: Operation) -> None:
+def _inside(value: SSAValue, loop: Operation) -> bool:
+    op = value.owner if isinstance(value.owner, Operation) else value.block.parent_op()
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()
+    return False
+
+
+def _for_dead_args(loop: scf.ForOp) -> bool:
+    """Triton's ForOpDeadArgElimination: a loop-carried value nothing live needs yields its
+    own argument (the arg and its computation then go as dead code)."""
+    block = loop.body.blocks.first
+    yield_op = block.last_op
+    live: set[SSAValue] = set()
+    queue: list[SSAValue] = []
+
+    def mark(value: SSAValue) -> None:
+        if _inside(value, loop) and value not in live:
+            live.add(value)
+            queue.append(value)
+
+    for k, result in enumerate(loop.results):
+        if result.uses:
+            mark(yield_op.operands[k])
+    if len(live) == len(loop.results):
+        return False
+    for op in block.walk():
+        if not isinstance(op, scf.YieldOp | scf.ForOp) and not (_pure(op) and op.results):
+            for operand in op.operands:
+                mark(operand)
+    while queue:
+        value = queue.pop()
+        definer = value.owner
+        if isinstance(definer, scf.ForOp):
+            k = value.index
+            mark(definer.iter_args[k])
+            mark(definer.body.blocks.first.last_op.operands[k])
+        elif isinstance(definer, scf.IfOp):
+            mark(definer.cond)
+            for region in (definer.true_region, definer.false_region):
+                if region.blocks:
+                    mark(region.blocks.first.last_op.operands[value.index])
+        elif isinstance(definer, scf.WhileOp):
+            return False
+        elif isinstance(definer, Operation):
+            for operand in definer.operands:
+                mark(operand)
+        else:
+            owner = value.block.parent_op()
+            if isinstance(owner, scf.ForOp) and value.index > 0:
+                mark(value.block.last_op.operands[value.index - 1])
+                mark(owner.iter_args[value.index - 1])
+    changed = False
+    for k, operand in enumerate(yield_op.operands):
+        arg = block.args[k + 1]
+        if operand in live or operand is arg:
+            continue
+        if not _inside(operand, loop) and operand is not loop.iter_args[k]:
+            continue
+        yield_op.operands[k] = arg
+        changed = True
+    return changed
+
+
+def _for_forwarded_args(loop: scf.ForOp) -> bool:
+    """scf.for's ForOpIterArgsFolder: an iteration argument its body yields unchanged is its
+    init value; the loop is rebuilt without it."""
+    block = loop.body.blocks.first
+    yield_op = block.last_op
+    drop = [k for k, operand in enumerate(yield_op.operands) if operand is block.args[k + 1]]
+    if not drop:
+        return False
+    for k in drop:
+        block.args[k + 1].replace_all_uses_with(loop.iter_args[k])
+        loop.results[k].replace_all_uses_with(loop.iter_args[k])
+    keep = [k for k in range(len(loop.iter_args)) if k not in drop]
+    new_yield = scf.YieldOp(*[yield_op.operands[k] for k in keep])
+    Rewriter.insert_op(new_yield, InsertPoint.before(yield_op))
+    yield_op.detach()
+    yield_op.erase()
+    for k in reversed(drop):
+        block.erase_arg(block.args[k + 1])
+    region = loop.detach_region(loop.body)
+    new = scf.ForOp(loop.lb, loop.ub, loop.step, [loop.iter_args[k] for k in keep], region)
+    new.attributes.update(loop.attributes)
+    new.location = loop.location
+    Rewriter.insert_op(new, InsertPoint.before(loop))
+    for k, res in zip(keep, new.results):
+        loop.results[k].replace_all_uses_with(res)
+    loop.detach()
+    loop.erase()
+    return True
+
+
+def canonicalize_converts(func: Operation, loops: bool = False) -> None:
     """Triton's ConvertLayoutOp canonicalisation patterns, constant uniquing and dead-code
     removal, to a fixpoint (MLIR's greedy driver, which Triton's goldens show visiting ops
     top-down, a new op at once)."""
@@ -572,6 +668,9 @@ def canonicalize_converts(func: Operation) -> None:
                 op.detach()
                 op.erase()
                 changed = True
+                continue
+            if loops and isinstance(op, scf.ForOp):
+                changed |= _for_dead_args(op) or _for_forwarded_args(op)
                 continue
             if op.name in _USER_PATTERNS:
                 changed |= _USER_PATTERNS[op.name](op)
@@ -873,7 +972,7 @@ class Rematerialization:
                 enqueue(parent.iter_args[k], parent, enc)
                 yield_op = block.last_op
                 enqueue(yield_op.operands[k], yield_op, enc)
-                return None  # not modelled: rematerialization through loop-carried values
+                continue
             return None
         return order, layouts, reused
 
@@ -945,17 +1044,43 @@ class Rematerialization:
         return True
 
     def rewrite_slice(self, found, cvt: Operation, mapping: dict) -> None:
+        """Triton's rewriteSlice: every op of the slice cloned (before itself) in its slice
+        layout; a loop-carried value gets a new iteration argument (appended) and yield operand;
+        the convert's uses take the rematerialized source."""
         values, layouts, reused = found
         ops: list[Operation] = []
+        yields: dict[int, list[int]] = {}
         for v in values:
             if v in reused:
                 mapping[v] = reused[v]
                 continue
-            if isinstance(v.owner, Operation) and v.owner not in ops:
-                ops.append(v.owner)
+            if isinstance(v.owner, Operation):
+                if v.owner not in ops:
+                    ops.append(v.owner)
+                continue
+            loop = v.block.parent_op()
+            if loop not in ops:
+                ops.append(loop)
+            terminator = v.block.last_op
+            if terminator not in ops:
+                ops.append(terminator)
+            yields.setdefault(id(terminator), []).append(v.index - 1)
         ops.sort(key=_position)
+        replacements: list[tuple[SSAValue, SSAValue]] = []
+        dead: list[Operation] = []
+        in_slice = set(values)
         for op in ops:
+            if isinstance(op, scf.ForOp):
+                self._rewrite_for(op, in_slice, layouts, mapping, replacements, dead)
+                continue
             where = InsertPoint.before(op)
+            if isinstance(op, scf.YieldOp):
+                extra = [mapping.get(op.operands[k], op.operands[k]) for k in sorted(yields.get(id(op), []))]
+                new = scf.YieldOp(*op.operands, *extra)
+                Rewriter.insert_op(new, where)
+                op.detach()
+                op.erase()
+                continue
             if op.name == "arith.constant":
                 clone = op.clone()
                 Rewriter.insert_op(clone, where)
@@ -973,7 +1098,37 @@ class Rematerialization:
                     self.add(old, layouts[old], new)
                 mapping[old] = new
         cvt.results[0].replace_all_uses_with(mapping.get(cvt.operands[0], cvt.operands[0]))
+        for old, new in replacements:  # updateRematMapping, then the delayed replaceAllUsesWith
+            for key in [key for key in self.remat if key[0] is old]:
+                self.remat[(new, key[1])] = self.remat.pop(key)
+            old.replace_all_uses_with(new)
         self.to_delete.append(cvt)
+        self.to_delete.extend(dead)
+
+    def _rewrite_for(self, loop: scf.ForOp, in_slice: set, layouts: dict, mapping: dict,
+                     replacements: list, dead: list) -> None:
+        """replaceForOpWithNewSignature: the loop again, its body moved, one more iteration
+        argument per loop-carried slice value (initialised with the rematerialized init)."""
+        block = loop.body.blocks.first
+        carried = [arg for arg in block.args[1:] if arg in in_slice]
+        inits = [mapping.get(loop.iter_args[arg.index - 1], loop.iter_args[arg.index - 1]) for arg in carried]
+        count = len(loop.iter_args)
+        region = loop.detach_region(loop.body)
+        new_args = [block.insert_arg(_with(arg.type, layouts[arg]), len(block.args)) for arg in carried]
+        new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits], region)
+        new.attributes.update(loop.attributes)
+        new.location = loop.location
+        Rewriter.insert_op(new, InsertPoint.before(loop))
+        for old, res in zip(loop.results, new.results):
+            replacements.append((old, res))
+        dead.append(loop)
+        for i, (arg, new_arg) in enumerate(zip(carried, new_args)):
+            k = arg.index - 1
+            extra = new.results[count + i]
+            mapping[loop.results[k]] = extra
+            mapping[arg] = new_arg
+            self.add(new.results[k], layouts[arg], extra)
+            self.add(arg, layouts[arg], new_arg)
 
     def hoist_over_ext_or_broadcast(self) -> None:
         for cvt in self.converts():
@@ -1100,7 +1255,7 @@ def remove_layout_conversions(module: ModuleOp) -> None:
         hoist = Rematerialization(func)
         hoist.hoist_over_ext_or_broadcast()
         hoist.cleanup()
-        canonicalize_converts(func)
+        canonicalize_converts(func, loops=True)
 
 
 @dataclass(frozen=True)
