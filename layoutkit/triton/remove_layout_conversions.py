@@ -206,6 +206,105 @@ def _split(layout: Any) -> Any | None:
                            CGALayout(tuple(tuple(b)[:-1] for b in bases), rank - 1))
 
 
+def reshape_decomposition(src: tuple[int, ...], dst: tuple[int, ...]) -> list[tuple[list[int], list[int]]]:
+    """Triton's getReshapeDecomposition: groups of consecutive source and result dims with
+    equal products (16x64 -> 64x16 is one group ([0, 1], [0, 1]))."""
+    groups: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    n_src = n_dst = 1
+    src_dims: list[int] = []
+    dst_dims: list[int] = []
+    while i < len(src) or j < len(dst):
+        if (n_src < n_dst or (i < len(src) and n_src == 1) or (i < len(src) and src[i] == 1)) and i < len(src):
+            n_src *= src[i]
+            src_dims.append(i)
+            i += 1
+        elif j < len(dst):
+            n_dst *= dst[j]
+            dst_dims.append(j)
+            j += 1
+        else:
+            return []
+        if n_src == n_dst and src_dims and dst_dims:
+            groups.append((src_dims, dst_dims))
+            n_src = n_dst = 1
+            src_dims, dst_dims = [], []
+    return groups
+
+
+def reshape_blocked(src_shape: tuple[int, ...], layout: Any, dst_shape: tuple[int, ...]) -> Any | None:
+    """Triton's inferReshapeOpLegacyEncoding: the blocked layout of a reshape's result that keeps
+    each thread's elements, or None. Each of sizePerThread, threadsPerWarp, warpsPerCTA fills
+    the result's dims greedily from the most minor one of each group: 16x64 in
+    ``[1, 4], [2, 16], [4, 1]`` -> 64x16 in ``[1, 4], [8, 4], [4, 1]``."""
+    from math import prod
+
+    from layoutkit.layouts.triton.cga import CGALayout
+    from layoutkit.layouts.triton.default import default_blocked_encoding
+
+    if not isinstance(layout, BlockedEncoding):
+        return None
+    if src_shape == dst_shape:
+        return layout
+    warps, threads = prod(layout.warps_per_cta), prod(layout.threads_per_warp)
+    if layout.cga is not None and layout.cga.bases:
+        return None
+    if layout == default_blocked_encoding(src_shape, warps, threads, 1):
+        return default_blocked_encoding(dst_shape, warps, threads, 1)
+    fields = (layout.size_per_thread, layout.threads_per_warp, layout.warps_per_cta)
+    for sub in fields:
+        if any(src_shape[d] >= sub[d] and src_shape[d] % sub[d] for d in range(len(src_shape))):
+            return None
+    groups = reshape_decomposition(src_shape, dst_shape)
+    if not groups:
+        return None
+    inv = {d: i for i, d in enumerate(layout.order)}  # 0: most minor
+    for src_dims, _ in groups:
+        ranks = [inv[d] for d in reversed(src_dims)]
+        if ranks != list(range(ranks[0], ranks[0] + len(ranks))):
+            return None
+    for src_dims, _ in groups:
+        remaining = [src_shape[d] for d in src_dims]
+        for sub in fields:
+            for i in range(len(src_dims) - 1, -1, -1):
+                size = sub[src_dims[i]]
+                if size == 1:
+                    continue
+                if any(remaining[k] != 1 for k in range(i + 1, len(src_dims))):
+                    return None
+                remaining[i] = remaining[i] // size if remaining[i] >= size else 0
+                if remaining[i] == 0 and i != 0:
+                    return None
+    left = list(dst_shape)
+    result = []
+    for sub in fields:
+        out = [1] * len(dst_shape)
+        for src_dims, dst_dims in groups:
+            rest = prod(sub[d] for d in src_dims)
+            for i in range(len(dst_dims) - 1, -1, -1):
+                d = dst_dims[i]
+                out[d] = min(rest, left[d])
+                left[d] //= out[d]
+                rest //= out[d]
+            if rest > 1:
+                out[dst_dims[0]] *= rest
+        result.append(tuple(out))
+    groups.sort(key=lambda g: -inv[g[0][0]])
+    dst_inv = [0] * len(dst_shape)
+    k = len(dst_shape) - 1
+    for _, dst_dims in groups:
+        for d in dst_dims:
+            dst_inv[d] = k
+            k -= 1
+    order = tuple(sorted(range(len(dst_shape)), key=lambda d: dst_inv[d]))
+    return BlockedEncoding(*result, order, CGALayout((), len(dst_shape)))
+
+
+def _reshape_shapes(op: Operation) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return (tuple(int(d) for d in op.operands[0].type.get_shape()),
+            tuple(int(d) for d in op.results[0].type.get_shape()))
+
+
 def infer_dst(op: Operation, layout: Any) -> Any | None:
     """The encoding of ``op``'s results when its operands have ``layout`` (None: unknown)."""
     if op.name in ("ttg.convert_layout", "tt.gather", "tt.load", "tt.store", "scf.for", "scf.yield", "scf.while",
@@ -222,6 +321,9 @@ def infer_dst(op: Operation, layout: Any) -> Any | None:
         return _joined(layout)
     if op.name == "tt.split":
         return _split(layout)
+    if op.name == "tt.reshape" and op.properties.get("allow_reorder") is None:
+        src, dst = _reshape_shapes(op)
+        return reshape_blocked(src, layout, dst)
     return None
 
 
@@ -241,6 +343,9 @@ def infer_src(op: Operation, layout: Any) -> Any | None:
         return _split(layout)
     if op.name == "tt.split":
         return _joined(layout)
+    if op.name == "tt.reshape":
+        src, dst = _reshape_shapes(op)
+        return reshape_blocked(dst, layout, src)
     return None
 
 

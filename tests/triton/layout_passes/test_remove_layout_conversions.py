@@ -35,8 +35,6 @@ DIFFERENT = {
                  "hip:gfx942-11")},
     **{f"outer3_reduce-{t}": "a rank-3 slice of a slice: the make_range keeps another parent"
        for t in ("cuda:80-04", "cuda:90-04", "hip:gfx942-03")},
-    **{f"reshape_tile-{t}": "tt.reshape layout inference (inferReshapeOpEncoding) is not modelled"
-       for t in ("cuda:80-04", "cuda:90-04", "hip:gfx942-03")},
 }
 
 
@@ -72,3 +70,38 @@ def test_ttir_input_is_one_error_line(capsys):
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1, err
     assert f"{PASS}: the module has no 'ttg.num-warps' attribute" in err, err
+
+
+@pytest.mark.parametrize("src_shape, layout, dst_shape", [
+    ((16, 64), "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>",
+     (64, 16)),
+    ((64, 16), "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
+     (16, 64)),
+    ((8, 4, 32), "#ttg.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [4, 1, 1], "
+     "order = [2, 1, 0]}>", (32, 32)),
+    ((32, 32), "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
+     (1024,)),
+])
+def test_reshape_keeps_every_thread_s_elements(src_shape, layout, dst_shape):
+    """The inferred result layout holds, in every register of every lane and warp, the element
+    of the same row-major flat index as the source layout (a reshape moves no data)."""
+    import numpy as np
+
+    from layoutkit.analysis.hardware import hardware_map
+    from layoutkit import parse_layout
+    from layoutkit.triton.remove_layout_conversions import reshape_blocked
+
+    src = parse_layout(layout)
+    dst = reshape_blocked(src_shape, src, dst_shape)
+    assert dst is not None
+    np.testing.assert_array_equal(hardware_map(dst, dst_shape).elements, hardware_map(src, src_shape).elements)
+    assert reshape_blocked(dst_shape, dst, src_shape) == src
+
+
+def test_reshape_refuses_dims_merged_out_of_physical_order():
+    from layoutkit import parse_layout
+    from layoutkit.triton.remove_layout_conversions import reshape_blocked
+
+    column_major = parse_layout("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+                                "order = [0, 1]}>")
+    assert reshape_blocked((32, 32), column_major, (1024,)) is None
