@@ -87,8 +87,8 @@ def test_reshape_keeps_every_thread_s_elements(src_shape, layout, dst_shape):
     of the same row-major flat index as the source layout (a reshape moves no data)."""
     import numpy as np
 
-    from layoutkit.analysis.hardware import hardware_map
     from layoutkit import parse_layout
+    from layoutkit.analysis.hardware import hardware_map
     from layoutkit.triton.remove_layout_conversions import reshape_blocked
 
     src = parse_layout(layout)
