@@ -29,6 +29,8 @@ SUBCOMMANDS = {
     "opt": ("layoutkit.cli.opt", "Run passes over MLIR text, as mlir-opt does."),
     "compile": ("layoutkit.cli.compile", "Compile linalg on tensors to GPU kernels and a host function."),
     "analyze": ("layoutkit.cli.analyze", "The cost of every layout in a Triton kernel (TTGIR)."),
+    "compare-pipelines": ("layoutkit.cli.compare_pipelines",
+                          "Triton's layout passes vs cost-model=exact on a TTIR kernel, side by side."),
 }
 
 
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             click.echo(cli.get_help(ctx))
         return 0
     try:
-        cli.main(args=args, prog_name="layoutkit", standalone_mode=False)
+        result = cli.main(args=args, prog_name="layoutkit", standalone_mode=False)
     except LayoutError as err:
         message = str(err)
         where = getattr(err, "where", None)
@@ -99,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         message = err.format_message()
     except (OSError, UnicodeDecodeError) as err:
         message = str(err)
-    else:
-        return 0
+    else:  # a command's ctx.exit(code) / click Exit(code) comes back as the result
+        return result if isinstance(result, int) and not isinstance(result, bool) else 0
     click.echo(f"{one_line(where) + ': ' if where else ''}error: {one_line(message)}", err=True)
     return 2
 

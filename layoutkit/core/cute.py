@@ -51,6 +51,7 @@ IntTuple = int | tuple
 _NAMES_A_FIELD = re.compile(r"^[\w .\[\]]+: ")
 _MAX_DEPTH = 32  # nesting depth accepted from users (text or tuples)
 _INT64_LIMIT = 1 << 62  # sizes and offsets must stay well inside int64 for numpy evaluation
+_NEG_INT64_LIMIT = -_INT64_LIMIT
 _FIT_LIMIT = 1 << 16  # largest composition mode fitted by enumeration
 #: most offsets a layout is enumerated into (``offsets``, ``is_injective``, tables):
 #: 2**24 int64 values are 128 MiB
@@ -199,7 +200,18 @@ class Layout:
         fields = self.__dict__
         fields["shape"] = shape
         fields["stride"] = stride
-        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride) and shape:
+        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == 2 == len(stride):
+            # the commonest call, unrolled (a loop over zip costs more than these checks)
+            s0, s1 = shape
+            d0, d1 = stride
+            if (s0.__class__ is s1.__class__ is d0.__class__ is d1.__class__ is int
+                    and 0 < s0 < _INT64_LIMIT and 0 < s1 < _INT64_LIMIT and s0 * s1 < _INT64_LIMIT
+                    and _NEG_INT64_LIMIT < d0 < _INT64_LIMIT and _NEG_INT64_LIMIT < d1 < _INT64_LIMIT
+                    and (s0 - 1) * abs(d0) + (s1 - 1) * abs(d1) < _INT64_LIMIT):
+                fields["flat_shape"] = shape
+                fields["flat_stride"] = stride
+                return
+        elif shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == len(stride) and shape:
             size, span = 1, 0
             for s, d in zip(shape, stride):
                 if s.__class__ is not int or d.__class__ is not int or not 0 < s < _INT64_LIMIT or not (

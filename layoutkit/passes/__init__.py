@@ -49,6 +49,7 @@ PASSES: dict[str, str] = {
     "convert-forall-to-pcf": "layoutkit.passes.convert_forall_to_pcf:ConvertForallToPcfPass",
     "tritongpu-reduce-data-duplication": "layoutkit.triton.reduce_data_duplication:TritonGPUReduceDataDuplicationPass",
     "tritongpu-optimize-dot-operands": "layoutkit.triton.optimize_dot_operands:TritonGPUOptimizeDotOperandsPass",
+    "pcf-resolve-clusters": "layoutkit.passes.pcf_resolve_clusters:PcfResolveClustersPass",
     "tritongpu-remove-layout-conversions":
         "layoutkit.triton.remove_layout_conversions:TritonGPURemoveLayoutConversionsPass",
 }

@@ -18,7 +18,10 @@ PIPELINES: dict[str, tuple[str, str]] = {
     "cleanup": ("canonicalize,cse", "fold and simplify, then merge equal pure ops (after a rewrite)"),
     "tile-and-distribute": ("linalg-fuse-elementwise,bufferize,tile-to-workgroups,promote-to-workgroup-memory,distribute-to-threads,gpu-outline-kernels,cse",
                             "linalg on tensors to GPU kernels and a host function (layoutkit compile)"),
-    "pcf-to-gpu": ("convert-forall-to-pcf,pcf-resolve-tokens,pcf-convert-sref-to-memref,pcf-lower-structural,gpu-outline-kernels,cse",
+    "pcf-resolve": ("convert-forall-to-pcf,pcf-resolve-clusters",
+                    "PCF to per-worker form: workgroup scf.forall to pcf.loop, shared_executor clusters "
+                    "resolved into scf.index_switch cases (the first stage of pcf-to-gpu)"),
+    "pcf-to-gpu": ("pcf-resolve,pcf-resolve-tokens,pcf-convert-sref-to-memref,pcf-lower-structural,gpu-outline-kernels,cse",
                    "PCF (pcf.loop/pcf.generic on memrefs; workgroup scf.forall first converted to pcf.loop) "
                    "to GPU kernels and a host function (layoutkit compile)"),
 }

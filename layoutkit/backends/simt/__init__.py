@@ -43,6 +43,14 @@ class SimulationReport:
     shared_wavefronts: dict[str, tuple[int, int]] | None = None
     report: RunReport | None = None  # a TTGIR run's measured cost per op (``report=True``)
     global_sectors: dict[str, tuple[int, int]] | None = None
+    barrier_arrivals: int = 0  # warps that executed a barrier, summed over barriers
+
+    @property
+    def shared_wavefront_total(self) -> int | None:
+        """Wavefronts of every shared access (None: not counted)."""
+        if self.shared_wavefronts is None:
+            return None
+        return sum(w for w, _ in self.shared_wavefronts.values())
 
     @property
     def bank_conflicts(self) -> int | None:
@@ -106,7 +114,8 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
                   count_sectors=global_sectors)
     seconds = run_kernel(func, geometry, values, stats)
     return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds,
-                            shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats))
+                            shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats),
+                            barrier_arrivals=stats.barrier_arrivals)
 
 
 def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:

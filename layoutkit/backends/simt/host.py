@@ -27,7 +27,7 @@ from xdsl.dialects import memref
 
 from layoutkit.backends.simt.dtypes import element_dtype
 from layoutkit.backends.simt.launch import Chunk, Geometry, bind_arguments, launch_dims
-from layoutkit.backends.simt.machine import DEFAULT_MAX_STEPS, Machine, Stats
+from layoutkit.backends.simt.machine import DEFAULT_MAX_STEPS, Machine, Stats, uses_named_barriers
 from layoutkit.backends.simt.memory import Buffer
 from layoutkit.backends.simt.registry import handlers
 from layoutkit.errors import LayoutError
@@ -41,6 +41,8 @@ def run_kernel(kernel, geometry: Geometry, values: list, stats: Stats) -> float:
     blocks; return the seconds it took."""
     start = time.perf_counter()
     per_chunk = max(1, MAX_THREADS_PER_CHUNK // geometry.slots_per_block)
+    if uses_named_barriers(kernel):  # barrier state is per block
+        per_chunk = 1
     for first in range(0, geometry.blocks, per_chunk):
         chunk = Chunk(geometry, first, min(per_chunk, geometry.blocks - first))
         Machine(kernel, chunk, values, stats).run()
@@ -98,7 +100,8 @@ def launch(m: Machine, op) -> None:
         from layoutkit.backends.simt import SimulationReport, _sectors, _wavefronts
 
         m.reports.append(SimulationReport(kernel.sym_name.data, stats.ops, stats.thread_instructions, seconds,
-                                          shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats)))
+                                          shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats),
+                                          barrier_arrivals=stats.barrier_arrivals))
 
 
 def host_functions(module) -> dict:

@@ -32,7 +32,7 @@ from layoutkit.backends.simt.memory import Buffer, RaceTracker
 from layoutkit.backends.simt.observers import BankCounter, RaceChecker
 from layoutkit.backends.simt.registry import TERMINATORS, handlers
 from layoutkit.ir.context import op_line
-from layoutkit.ir.dialects.upstream import gpu
+from layoutkit.ir.dialects.upstream import gpu, nvvm
 
 # per-op data read once from the IR (operands, shapes, dtypes) for the hot handlers, kept on
 # the kernel op so that it lives exactly as long as the kernel
@@ -59,6 +59,7 @@ class Stats:
         self.counts: dict[Operation, dict[str, int]] = {}  # per op: thread-instructions by kind
         self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
         self.sectors: dict[Operation, list[int]] | None = {} if count_sectors else None
+        self.barrier_arrivals = 0  # warps that executed a barrier (gpu.barrier, nvvm.barrier...)
 
     def count(self, op: Operation, kind: str, thread_instructions: int) -> None:
         """Add ``thread_instructions`` of ``kind`` (e.g. ``gather shuffle``) to ``op``'s counts."""
@@ -113,6 +114,15 @@ def threads_last(x: np.ndarray) -> np.ndarray:
 def expand(cond: np.ndarray, ndim: int) -> np.ndarray:
     """A per-thread condition (threads,) shaped to broadcast against ``ndim``-dim values."""
     return cond.reshape(cond.shape + (1,) * (ndim - cond.ndim))
+
+
+def uses_named_barriers(op: Operation) -> bool:
+    """Whether ``op`` contains ``nvvm.barrier`` / ``nvvm.barrier.arrive`` (kept on the op)."""
+    cached = op.__dict__.get("_layoutkit_named_barriers")
+    if cached is None:
+        cached = any(isinstance(inner, (nvvm.BarrierOp, nvvm.BarrierArriveOp)) for inner in op.walk())
+        op.__dict__["_layoutkit_named_barriers"] = cached
+    return cached
 
 
 def _releases(entry: Block) -> list[list[SSAValue]]:
@@ -174,11 +184,24 @@ class Machine:
         self.observers = ([RaceChecker()] if stats.check_races else []) + (
             [BankCounter(stats.banks)] if stats.banks is not None else [])
         self.races_only = stats.check_races and stats.banks is None
+        self.named_barriers = uses_named_barriers(kernel)
+        self._scheduler = None
         # gpu.func attributions: workgroup ones are shared buffers, private ones per thread
         for arg in getattr(kernel, "workgroup_arguments", ()):
             self.env[arg] = self.shared_buffer(kernel, arg.name_hint or "workgroup", arg.type)
         for arg in getattr(kernel, "private_arguments", ()):
             self.env[arg] = self.private_buffer(kernel, arg.name_hint or "private", arg.type)
+
+    def scheduler(self):
+        """The fibers and named barriers of this block (:mod:`~layoutkit.backends.simt.fibers`)."""
+        if self._scheduler is None:
+            from layoutkit.backends.simt.fibers import Scheduler
+
+            if self.chunk.blocks != 1:
+                raise SimulationError(f"{self.what} @{self.kernel.sym_name.data}: named barriers "
+                                      "are simulated one block per chunk")
+            self._scheduler = Scheduler(self)
+        return self._scheduler
 
     # ----------------------------------------------------------------- error reports
     def fail(self, op: Operation, message: str, thread: int | None = None) -> None:
@@ -277,6 +300,8 @@ class Machine:
         blocks = self.chunk.blocks
         data = np.zeros((blocks, size), dtype)
         buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
+        if self.named_barriers:
+            buffer.races.enable_order(self.geometry.warp_size)
         self.shared.append(buffer)
         return buffer
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from layoutkit.backends.simt.warp_order import WarpOrder
+
 
 @dataclass
 class Buffer:
@@ -67,6 +69,12 @@ class RaceTracker:
         # whether every location was stored to: once it is, loads skip the per-access check
         self.all_written = False
         self._stored_since_scan = False
+        self.order: WarpOrder | None = None  # named barriers: see warp_order
+
+    def enable_order(self, warp_size: int) -> None:
+        """Track which warps named barriers order (one block per chunk)."""
+        if self.order is None:
+            self.order = WarpOrder(self.blocks * self.size, warp_size)
 
     def _fold_reads(self) -> None:
         if not self.pending_reads:
@@ -75,6 +83,8 @@ class RaceTracker:
         loc = np.concatenate([p[0] for p in pairs])
         thread = np.concatenate([p[1] for p in pairs])
         self.pending_reads.clear()
+        if self.order is not None:
+            self.order.read(loc, thread)
         prior = self.reader[loc]
         many = (prior == MANY) | ((prior >= 0) & (prior != thread))
         self.reader[loc] = thread
@@ -84,6 +94,8 @@ class RaceTracker:
 
     def reset(self, blocks: np.ndarray | None = None) -> None:
         """Forget all accesses of ``blocks`` (all when None): they passed a barrier."""
+        if self.order is not None:
+            self.order.forget()
         if blocks is None:
             self.pending_reads.clear()
             if self.has_writes:
@@ -95,6 +107,15 @@ class RaceTracker:
         self._fold_reads()
         for array in (self.writer, self.reader):
             array.reshape(self.blocks, self.size)[blocks] = -1
+
+    def arrive(self, barrier: int, warps: int) -> None:
+        """Warps ``warps`` (bit mask) arrive at named barrier ``barrier``: release their past."""
+        self._fold_reads()
+        self.order.arrive(barrier, warps, self.writer)
+
+    def complete(self, barrier: int, waiters: int) -> None:
+        """Named barrier ``barrier`` completes; warps ``waiters`` (bit mask) waited on it."""
+        self.order.complete(barrier, waiters)
 
     @staticmethod
     def _first(conflict: np.ndarray, other: np.ndarray) -> tuple[int, int] | None:
@@ -142,21 +163,34 @@ class RaceTracker:
         if not self.has_writes:
             return None
         writer = self.writer[loc]
-        return self._first((writer >= 0) & (writer != thread), writer)
+        conflict = (writer >= 0) & (writer != thread)
+        if self.order is not None and conflict.any():
+            conflict &= ~self.order.ordered_write(loc, thread)
+        return self._first(conflict, writer)
 
     def store(self, loc: np.ndarray, thread: np.ndarray) -> tuple[int, int, str] | None:
         """Record writes; return (position, other thread or MANY, kind) of the first race."""
         self._fold_reads()
+        order = self.order
         if self.has_writes:
             writer = self.writer[loc]
-            found = self._first((writer >= 0) & (writer != thread), writer)
+            conflict = (writer >= 0) & (writer != thread)
+            if order is not None and conflict.any():
+                conflict &= ~order.ordered_write(loc, thread)
+            found = self._first(conflict, writer)
             if found:
                 return (*found, "written")
         if self.has_reads:
             reader = self.reader[loc]
-            found = self._first((reader == MANY) | ((reader >= 0) & (reader != thread)), reader)
+            conflict = (reader == MANY) | ((reader >= 0) & (reader != thread))
+            if order is not None and conflict.any():
+                conflict &= ~order.ordered_reads(loc, thread)
+            found = self._first(conflict, reader)
             if found:
                 return (*found, "read")
+        if order is not None:  # the reads before this write are ordered before it
+            order.wrote(loc)
+            self.reader[loc] = -1
         self.writer[loc] = thread
         self.mark_written(loc)
         self.has_writes = True

@@ -76,8 +76,11 @@ class RaceChecker:
             who = "more than one thread"
         verb = "reads" if kind == "load" else "writes"
         done = "written" if kind == "load" else found[2]
+        between = ("no gpu.barrier between" if tracker.order is None else
+                   "no barrier ordering them (a gpu.barrier, or a named barrier this warp waited "
+                   "on after the other warp arrived)")
         machine.fail(op, f"data race on shared memref '{buffer.name}': this thread {verb} "
-                         f"{coords}, {done} by {who} with no gpu.barrier between", t)
+                         f"{coords}, {done} by {who} with {between}", t)
 
 
 def _repeat(values: np.ndarray, times: int) -> np.ndarray:

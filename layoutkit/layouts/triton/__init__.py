@@ -12,6 +12,7 @@ Encodings are registered by the modules listed in ``_ENCODING_MODULES``, each ex
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -64,8 +65,39 @@ def from_attribute(attr: Attribute, aliases: dict[str, Attribute] | None = None)
     return cls.from_attribute(attr, aliases or {})
 
 
+_CANONICAL_HEAD = re.compile(r"#(?:ttg|triton_gpu)\.([A-Za-z_][A-Za-z0-9_]*)<\{", re.ASCII)
+
+
+#: nested encodings (parents of parents) the canonical reader follows; deeper text is left
+#: to the general reader, which bounds the nesting with a LayoutError
+CANONICAL_DEPTH = 8
+
+
+def read_canonical(text: str, depth: int = 0) -> Any:
+    """The encoding of ``text`` when it is written exactly as Triton prints it (the fields
+    in order, ``key = value, ...``; see ``DeclaredFields.read_canonical_body``), else None.
+
+    >>> read_canonical("#ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 4], "
+    ...                "threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>").rank
+    1
+    >>> read_canonical("#ttg.blocked<{order = [1, 0], sizePerThread = [1, 4]}>") is None  # not Triton's order
+    True
+    """
+    head = _CANONICAL_HEAD.match(text)
+    if head is None or depth > CANONICAL_DEPTH:
+        return None
+    read = getattr(encoding_classes().get(head.group(1)), "read_canonical_body", None)
+    return None if read is None else read(text, head.end(), depth)
+
+
 def parse_text(text: str, aliases: dict[str, Attribute] | None = None, **options: Any) -> Any:
-    """``parse_layout``'s entry for ``#ttg.`` / ``#triton_gpu.`` text."""
+    """``parse_layout``'s entry for ``#ttg.`` / ``#triton_gpu.`` text: text as Triton prints
+    it is read by :func:`read_canonical`; anything else (and every error) by the general
+    attribute reader, which gives the same value."""
+    if not aliases and text.__class__ is str:
+        found = read_canonical(text)
+        if found is not None:
+            return found
     return from_attribute(parse_attribute(text, aliases), aliases)
 
 

@@ -37,6 +37,7 @@ from layoutkit.layouts.triton.common import (
     check_powers_of_two,
     combine_cta_cga,
     dot_operand_order,
+    fitted_draft,
     ints_text,
     is_power_of_two,
     matrix_order,
@@ -104,6 +105,8 @@ class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
         Field("elementBitWidth", "element_bit_width", "int", default=32),
     )
     RANK_FIELD = "warps_per_cta"
+    # from_attribute only renames the legacy keys, which canonical text does not have
+    CANONICAL_READ = True
 
     version: int
     warps_per_cta: tuple[int, ...]
@@ -165,12 +168,11 @@ class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
         ]
         if tiles > 0:
             steps.append(("register", along, tiles, False))
-        tile = Draft.empty(rank).times_steps(steps).with_dims((n_index, m_index))
         # N-contiguous tiles across the whole tensor (see Triton's comment)
         warps_m, warps_n = self.warps_per_cta[m_index], self.warps_per_cta[n_index]
         tiles_m, tiles_n = self.tiles_per_warp[m_index], self.tiles_per_warp[n_index]
         n_repeats = max(1, shape[n_index] // (n * warps_n * tiles_n))
-        steps = [
+        warp_steps = [
             ("register", n_index, tiles_n, False),
             ("warp", n_index, warps_n, False),
             ("register", n_index, n_repeats, False),
@@ -178,8 +180,13 @@ class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
             ("warp", m_index, warps_m, False),
         ]
         if rank == 3:
-            steps.append(("warp", 0, self.warps_per_cta[0], False))
-        return combine_cta_cga(tile.times_steps(steps), self.cga.bases, shape)
+            warp_steps.append(("warp", 0, self.warps_per_cta[0], False))
+        if not self.cga.bases:  # one CTA: the same steps fitted in one pass
+            fitted = fitted_draft(rank, (n_index, m_index), steps + warp_steps, shape)
+            if fitted is not None:
+                return fitted
+        tile = Draft.empty(rank).times_steps(steps).with_dims((n_index, m_index))
+        return combine_cta_cga(tile.times_steps(warp_steps), self.cga.bases, shape)
 
     # -- as a dot_op parent -------------------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
@@ -206,6 +213,12 @@ class AmdMfmaEncoding(DeclaredFields, DistributedEncoding):
         if shape[k_index] > k_tile:
             steps.append(("register", dim_k, shape[k_index] // k_tile, False))
         steps.append(("register", dim_non_k, self.tiles_per_warp[non_k_index], False))
+        if not cga.bases:  # one CTA: the same steps fitted in one pass
+            warps = self.warps_per_cta
+            fitted = fitted_draft(rank, order, steps + [("warp", d, warps[d], False) for d in matrix_order(rank)],
+                                  shape)
+            if fitted is not None:
+                return fitted
         tile = Draft.empty(rank).times_steps(steps).with_dims(order)
         cta = tile * Draft.identity_nd("warp", self.warps_per_cta, matrix_order(rank))
         return combine_cta_cga(cta, cga.bases, shape)

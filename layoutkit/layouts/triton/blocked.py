@@ -106,7 +106,7 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
             return self._one_cta_draft(shape)
         return combine_cta_cga(None, self.cga.bases, shape, fit=self._one_cta_draft)
 
-    def _one_cta_draft(self, shape: tuple[int, ...]) -> Draft:
+    def _one_cta_draft(self, shape: tuple[int, ...], squeeze: int = -1) -> Draft:
         """The CTA tile fitted to ``shape`` in one pass, what the draft algebra gives
         (``combine_cta_cga`` of :meth:`cta_tile`, tested against it). Every basis moves along one dim, and along dim ``d`` the walk makes the
         values 1, 2, 4, ... in turn: the register bits of ``sizePerThread[d]``, the lane
@@ -114,16 +114,23 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
         or past ``shape[d]`` is zeroed for lanes and warps and dropped for registers.
         ``sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]``,
         ``order = [1, 0]`` on 16x16: dim 1 gives registers 1, 2, lanes 4, 8 and 0 (16 is
-        past the tensor); dim 0 lanes 1, 2 and warps 4, 8."""
+        past the tensor); dim 0 lanes 1, 2 and warps 4, 8.
+
+        ``squeeze = d`` (a slice along ``d``; ``shape[d]`` must be 1): the bases are written
+        without coordinate ``d``, so the draft has rank ``len(shape) - 1`` -- what
+        :class:`SliceEncoding` makes of this draft, in the same pass: along ``d`` every
+        register is dropped and every lane and warp is zero."""
         rank = len(shape)
-        zero = (0,) * rank
+        out_rank = rank if squeeze < 0 else rank - 1
+        zero = (0,) * out_rank
         registers: list[tuple[int, ...]] = []
         lanes: list[tuple[int, ...]] = []
         warps: list[tuple[int, ...]] = []
         repeats: list[tuple[int, ...]] = []
         spt, tpw, wpc = self.size_per_thread, self.threads_per_warp, self.warps_per_cta
         for dim in self.order:
-            limit, before, after = shape[dim], zero[:dim], zero[dim + 1:]
+            at = dim if squeeze < 0 or dim < squeeze else dim - 1  # the coordinate written
+            limit, before, after = shape[dim], zero[:at], zero[at + 1:]
             value = 1
             for _ in range(spt[dim].bit_length() - 1):
                 if value < limit:
@@ -139,7 +146,9 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
                 repeats.append((*before, value, *after))
                 value <<= 1
         bases = {"register": tuple(registers + repeats), "lane": tuple(lanes), "warp": tuple(warps), "block": ()}
-        return Draft(rank, bases, range(rank), shape, True)
+        if squeeze >= 0:
+            shape = shape[:squeeze] + shape[squeeze + 1:]
+        return Draft(out_rank, bases, range(out_rank), shape, True)
 
     # -- as a dot_op parent (FMA dots) ----------------------------------------------------
     def check_dot_operand(self, op_idx: int, k_width: int) -> None:
@@ -222,6 +231,15 @@ class SliceEncoding(DeclaredFields, DistributedEncoding):
 
     def draft(self, shape: tuple[int, ...]) -> Draft:
         parent_shape = self.parent_shape(shape)
+        parent = self.parent
+        if parent.__class__ is BlockedEncoding and not parent.cga.bases:
+            # one pass from the parent's fields (tested against the general path below);
+            # ``shape`` is checked (power-of-two dims), so the parent shape is as well
+            return parent._one_cta_draft(parent_shape, squeeze=self.dim)
+        return self._draft_of_parent(shape, parent_shape)
+
+    def _draft_of_parent(self, shape: tuple[int, ...], parent_shape: tuple[int, ...]) -> Draft:
+        """The general path: the parent's draft on ``parent_shape`` with the dim dropped."""
         self.parent.tensor_shape(parent_shape)  # the parent's own shape checks
         parent = self.parent.draft(parent_shape)
         d = self.dim

@@ -537,6 +537,51 @@ def combine_cta_cga(cta: Draft | None, cga_bases: Sequence[Sequence[int]], shape
     return (fitted * cga.with_dims(fitted.dims)).with_dims(range(rank))
 
 
+def fitted_draft(rank: int, dims: Sequence[int], steps: Iterable[tuple[str, int, int, bool]],
+                 shape: tuple[int, ...]) -> Draft | None:
+    """One pass of ``combine_cta_cga(Draft(rank, {}, dims, ...).times_steps(steps), (), shape)``
+    (one CTA, ``register`` the first in-dim; tested against it): the steps' bases made with every value at or past
+    ``shape`` along its dim zeroed (``not_larger_than``), then register repetitions along
+    ``dims`` (then the steps' new dims, in turn) until each dim covers ``shape``
+    (``not_smaller_than``). None when a step's size is not a power of two (the draft algebra
+    then decides). Along each dim the values are 1, 2, 4, ... once each, so zeroing the
+    largest until the dim fits zeroes exactly those at or past it. With ``dims = (1, 0)``
+    the steps ``("lane", 1, 4, False), ("lane", 0, 8, False)`` on shape (16, 2) give the
+    lanes ``(0, 1), (0, 0), (1, 0), (2, 0), (4, 0)`` (2 is past dim 1) and the register
+    ``(8, 0)`` (dim 0 covers 8 of 16)."""
+    zero = (0,) * rank
+    sizes = [1] * rank
+    order = list(dims)
+    out: dict[str, list[tuple[int, ...]]] = {"register": [], "lane": [], "warp": []}
+    for in_dim, dim, size, broadcast in steps:
+        if size & (size - 1) or size < 1:
+            return None
+        rows = out[in_dim] if in_dim in out else out.setdefault(in_dim, [])
+        if dim not in order:
+            order.append(dim)
+        if broadcast:
+            rows += (zero,) * (size.bit_length() - 1)
+        elif size > 1:
+            value, limit = sizes[dim], shape[dim]
+            before, after = zero[:dim], zero[dim + 1:]
+            for _ in range(size.bit_length() - 1):
+                rows.append((*before, value, *after) if value < limit else zero)
+                value <<= 1
+            sizes[dim] = value
+    registers = out["register"]
+    for dim in order:
+        value, limit = sizes[dim], shape[dim]
+        before, after = zero[:dim], zero[dim + 1:]
+        while value < limit:
+            registers.append((*before, value, *after))
+            value <<= 1
+    if len(order) != rank:  # a dim no step walks: the algebra's sizes say what it covers
+        return None
+    bases = {name: tuple(rows) for name, rows in out.items()}
+    bases["block"] = ()
+    return Draft(rank, bases, range(rank), shape, True)
+
+
 @lru_cache(maxsize=64)
 def matrix_order(rank: int, row_major: bool = True) -> tuple[int, ...]:
     """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the two minor dims swapped when

@@ -28,6 +28,7 @@ shapes) in its ``__post_init__``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -48,6 +49,20 @@ from layoutkit.layouts.triton.common import (
 _REQUIRED = object()
 _ABSENT = object()
 KINDS = ("int", "ints", "bool", "bases", "cga", "encoding")
+
+# a value as Triton prints it (ASCII digits, no leading zeros; ', ' between entries); a nested
+# encoding is any '#a.b<{...}>', read again by the same reader (the lazy '.*?' grows until
+# the rest of the text matches, and the nested text must then read as one encoding)
+_CANONICAL_INT = "0|-?[1-9][0-9]*"
+_CANONICAL_VALUE = {
+    "int": f"({_CANONICAL_INT})",
+    "ints": rf"(\[(?:(?:{_CANONICAL_INT})(?:, (?:{_CANONICAL_INT}))*)?\])",
+    "bool": "(true|false)",
+    "encoding": r"(#[A-Za-z_][A-Za-z0-9_.]*<\{.*?\}>)",
+    # lists of non-negative int lists (what the general reader passes on as written)
+    "bases": r"(\[(?:\[(?:(?:0|[1-9][0-9]*)(?:, (?:0|[1-9][0-9]*))*)?\](?:, \[(?:(?:0|[1-9][0-9]*)(?:, (?:0|[1-9][0-9]*))*)?\])*)?\])",
+}
+_CANONICAL_VALUE["cga"] = _CANONICAL_VALUE["bases"]
 
 
 @dataclass(frozen=True)
@@ -163,6 +178,68 @@ class DeclaredFields:
         f = Fields(attr, attr.name.rsplit(".", 1)[-1], aliases)
         values = cls.read_declared_fields(f)
         return f.build(lambda: cls(**values))
+
+    @classmethod
+    def read_canonical_body(cls, text: str, start: int, depth: int = 0) -> Any:
+        """The encoding whose text ``text[start:]`` (after ``#ttg.<name><{``) is written
+        exactly as Triton prints it -- the declared keys in order, ``key = value`` joined by
+        ``, `` -- read with one regex match (the pattern is made from
+        ``FIELDS``); None for any other text, or values the constructor refuses: the general
+        reader then reads it (and words the error). ``sizePerThread = [1, 4], threadsPerWarp
+        = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>`` gives the four tuples as they
+        are; a nested ``parent = #ttg.blocked<{...}>`` is read by the same path."""
+        reader = cls.__dict__.get("_CANONICAL")
+        if reader is None:
+            reader = cls._canonical_reader()
+            cls._CANONICAL = reader  # one per class, as _DECLARED_KEYS
+        if not reader:
+            return None
+        pattern, fields = reader
+        match = pattern.fullmatch(text, start)
+        if match is None:
+            return None
+        values = {}
+        try:
+            for (attr, kind, default), value in zip(fields, match.groups()):
+                if value is None:
+                    values[attr] = default
+                elif kind == "ints":  # "[1, 4]"
+                    values[attr] = tuple(map(int, value[1:-1].split(", "))) if len(value) > 2 else ()
+                elif kind == "int":
+                    values[attr] = int(value)
+                elif kind == "bool":
+                    values[attr] = value == "true"
+                elif kind != "encoding":  # bases, cga: "[[0, 1], [1, 0]]" -> ((0, 1), (1, 0))
+                    values[attr] = tuple(tuple(map(int, b.split(", "))) if b else ()
+                                         for b in value[2:-2].split("], [")) if len(value) > 2 else ()
+                else:
+                    values[attr] = triton.read_canonical(value, depth + 1)
+                    if values[attr] is None:
+                        return None
+            return cls(**values)
+        except (LayoutError, ValueError):  # ValueError: an int of more digits than Python reads
+            return None
+
+    #: a class whose own ``from_attribute`` reads canonical text as DeclaredFields does sets this
+    CANONICAL_READ: ClassVar[bool] = False
+    _CANONICAL: ClassVar[Any] = None
+
+    @classmethod
+    def _canonical_reader(cls) -> tuple[Any, tuple] | bool:
+        """(pattern, (attr, kind, default) per group), or False when this class's text is
+        read only by the general reader (fields of other kinds, a first field that is
+        optional, or a ``from_attribute`` of its own)."""
+        own = cls.from_attribute.__func__ is DeclaredFields.from_attribute.__func__  # type: ignore[attr-defined]
+        fields = list(cls.FIELDS)
+        if (not (own or cls.__dict__.get("CANONICAL_READ")) or not fields or not fields[0].required
+                or any(f.kind not in _CANONICAL_VALUE for f in fields)):
+            return False
+        parts = []
+        for i, f in enumerate(fields):
+            entry = f"{', ' if i else ''}{f.key} = {_CANONICAL_VALUE[f.kind]}"
+            parts.append(entry if f.required else f"(?:{entry})?")
+        pattern = re.compile("".join(parts) + r"\}>", re.ASCII)
+        return pattern, tuple((f.attr, f.kind, None if f.required else f.default) for f in fields)
 
     @classmethod
     def _values_as_written(cls, attr: Attribute, aliases: dict[str, Attribute] | None) -> dict[str, Any] | None:

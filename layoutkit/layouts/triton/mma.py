@@ -39,6 +39,7 @@ from layoutkit.layouts.triton.common import (
     check_k_width,
     combine_cta_cga,
     dot_operand_order,
+    fitted_draft,
     ints_text,
     is_power_of_two,
     matrix_order,
@@ -54,15 +55,20 @@ def mma_tile(tile_shape: tuple[int, ...], k_width: int, order: tuple[int, ...],
     kept in ``rep_order`` (the order in which the tile then repeats over registers).
     """
     rank = len(rep_order)
+    return Draft.identity_nd("register", (1,) * rank, rep_order).times_steps(mma_tile_steps(tile_shape, k_width, order))
+
+
+def mma_tile_steps(tile_shape: tuple[int, ...], k_width: int, order: tuple[int, ...]) -> list:
+    """The steps of :func:`mma_tile` (``Draft.times_steps``'s ``(in_dim, dim, size, broadcast)``)."""
     inner, outer = order[0], order[1]
     m, n = tile_shape[outer], tile_shape[inner]
-    return Draft.identity_nd("register", (1,) * rank, rep_order).times_steps((
+    return [
         ("register", inner, k_width, False),
         ("lane", inner, 4, False),
         ("lane", outer, 8, False),
         ("register", outer, m // 8, False),
         ("register", inner, n // (k_width * 4), False),
-    ))
+    ]
 
 
 @dataclass(frozen=True)
@@ -148,6 +154,16 @@ class NvidiaMmaEncoding(DeclaredFields, DistributedEncoding):
 
     def draft(self, shape: tuple[int, ...]) -> Draft:
         order = matrix_order(self.rank)
+        if not self.cga.bases:  # one CTA: the same steps fitted in one pass
+            warps = self.warps_per_cta
+            steps = mma_tile_steps(self.tile_shape, 2, order)
+            steps += [("warp", d, warps[d], False) for d in self.warp_order]
+            fitted = fitted_draft(self.rank, order, steps, shape)
+            if fitted is not None:
+                return fitted
+        return self._draft_by_algebra(shape, order)
+
+    def _draft_by_algebra(self, shape: tuple[int, ...], order: tuple[int, ...]) -> Draft:
         cta = mma_tile(self.tile_shape, 2, order, order)  # the accumulator has kWidth 2
         cta = cta.times_walk("warp", self.warps_per_cta, self.warp_order)  # dims already all present
         return combine_cta_cga(cta, self.cga.bases, shape)
@@ -165,8 +181,19 @@ class NvidiaMmaEncoding(DeclaredFields, DistributedEncoding):
         tile = [1] * rank
         tile[rank - 2], tile[rank - 1] = (16, k_width * 8) if is_a else (k_width * 8, 8)
         order = dot_operand_order(op_idx, rank)
-        cta = mma_tile(tuple(tile), k_width, order, order)
         k_dim = rank - 1 if is_a else rank - 2
+        if not cga.bases:  # one CTA: the same steps fitted in one pass
+            warps = self.warps_per_cta
+            steps = mma_tile_steps(tuple(tile), k_width, order)
+            steps += [("warp", d, warps[d], d == k_dim) for d in self.warp_order]
+            fitted = fitted_draft(rank, order, steps, shape)
+            if fitted is not None:
+                return fitted
+        return self._dot_operand_draft_by_algebra(tuple(tile), k_width, order, k_dim, shape, cga)
+
+    def _dot_operand_draft_by_algebra(self, tile: tuple[int, ...], k_width: int, order: tuple[int, ...],
+                                      k_dim: int, shape: tuple[int, ...], cga: CGALayout) -> Draft:
+        cta = mma_tile(tile, k_width, order, order)
         cta = cta.times_walk("warp", self.warps_per_cta, self.warp_order, broadcast_dim=k_dim)
         return combine_cta_cga(cta, cga.bases, shape)
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from layoutkit import LayoutError
 from layoutkit.ir import make_context, parse_module
 from layoutkit.passes import pass_class
 
@@ -33,7 +32,7 @@ ALL_STEPS = [dict(step, kernel=run["kernel"], target=run["target"]) for run in M
 
 
 def _v3(step) -> bool:
-    """Triton chose mma v3 (``ttng.warp_group_dot``): not implemented here yet."""
+    """Triton chose mma v3 (``ttng.warp_group_dot``): compared by ``test_mma_v3_equals_triton``."""
     return "ttng.warp_group_dot" in (GOLDENS / step["output"]).read_text()
 
 
@@ -68,10 +67,16 @@ def test_every_kernel_and_target_has_goldens():
 
 
 @pytest.mark.parametrize("step", V3, ids=[f"{s['kernel']}-{s['target']}" for s in V3])
-def test_mma_v3_is_an_error_not_a_wrong_layout(step):
+def test_mma_v3_equals_triton(step):
+    """The cuda:90 steps where Triton chose mma v3: ttng.warp_group_dot, nvmma_shared operands."""
     module = parse_module((GOLDENS / step["input"]).read_text())
-    with pytest.raises(LayoutError, match=r"mma v3 \(cuda:90\) is not implemented yet"):
-        pass_class("tritongpu-accelerate-matmul")().apply(make_context(), module)
+    pass_class("tritongpu-accelerate-matmul")().apply(make_context(), module)
+    module.verify()
+    compare(module, parse_module((GOLDENS / step["output"]).read_text()))
+
+
+def test_mma_v3_steps_are_the_three_triton_made():
+    assert sorted(s["kernel"] for s in V3) == ["attention_fwd", "matmul_128x128x64", "matmul_64x64x32"]
 
 
 def test_accelerate_matmul_changes_the_dots_triton_changes():

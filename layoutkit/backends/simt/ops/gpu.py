@@ -66,6 +66,7 @@ def num_subgroups(m, op, mask) -> None:
 
 @handles(gpu.BarrierOp)
 def barrier(m, op, mask) -> None:
+    m.stats.barrier_arrivals += int(mask.reshape(-1, m.geometry.warp_size).any(axis=1).sum())
     if m.full:  # every thread slot runs: every block arrives whole
         for buffer in m.shared:
             buffer.races.reset(None)

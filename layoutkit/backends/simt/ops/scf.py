@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects import scf
 
-from layoutkit.backends.simt.machine import expand, full
+from layoutkit.backends.simt.machine import expand, full, uses_named_barriers
 from layoutkit.backends.simt.ops import tensor as tensor_ops
 from layoutkit.backends.simt.registry import handles, terminates
 from layoutkit.ir.dialects.upstream import scf as upstream_scf
@@ -26,9 +26,13 @@ def if_(m, op, mask) -> None:
     then_mask = mask & cond
     else_mask = mask & ~cond
     then_values = else_values = None
-    if then_mask.any():
+    if m.named_barriers and op.false_region.blocks and then_mask.any() and else_mask.any() \
+            and uses_named_barriers(op):  # the branches may wait on each other
+        then_values, else_values = m.scheduler().run_cases(
+            [(op.true_region.blocks[0], then_mask, "then"), (op.false_region.blocks[0], else_mask, "else")])
+    elif then_mask.any():
         then_values = m.run_block(op.true_region.blocks[0], then_mask)
-    if op.false_region.blocks and else_mask.any():
+    if op.false_region.blocks and else_mask.any() and else_values is None:
         else_values = m.run_block(op.false_region.blocks[0], else_mask)
     for i, r in enumerate(results):
         if then_values is None:
@@ -114,6 +118,17 @@ def index_switch(m, op, mask) -> None:
         return
     masks = [mask & (arg == c) for c in cases] + [mask & ~np.isin(arg, cases)]
     merged: list = [None] * len(op.output)
+    active = [k for k, sub in enumerate(masks) if sub.any()]
+    if m.named_barriers and len(active) > 1 and uses_named_barriers(op):  # cases may wait on each other
+        labels = [f"case {c}" for c in cases] + ["default"]
+        values = m.scheduler().run_cases([(regions[k].block, masks[k], labels[k]) for k in active])
+        for k, found in zip(active, values):
+            for i, v in enumerate(found or []):
+                merged[i] = v if merged[i] is None else np.where(
+                    expand(masks[k], max(v.ndim, merged[i].ndim)), v, merged[i])
+        for r, v in zip(op.output, merged):
+            m.env[r] = v
+        return
     for k, (sub, region) in enumerate(zip(masks, regions)):
         if not sub.any() and not (k == len(regions) - 1 and merged and merged[0] is None):
             continue  # (the default runs, maskless, when no thread is active: results exist)

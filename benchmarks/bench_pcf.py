@@ -1,0 +1,108 @@
+"""PCF programs through ``--pipeline pcf-to-gpu``: compile time and simulated cost.
+
+    python benchmarks/bench_pcf.py [--repeat 3] [--tm 8] [--k 64]
+
+For each program of :data:`PROGRAMS` (c = a @ b, a (4 tm) x K, b K x 32, 128 threads per
+workgroup, 32-lane subgroups), one row:
+
+- compile: parse + the pcf-to-gpu pipeline (cluster resolution included), median seconds;
+- simulated: the host function run in the simulator, median seconds, and what it executed:
+  thread-instructions, shared-memory wavefronts (and their conflict-free lower bound),
+  barrier arrivals (warps that executed a barrier, summed over barriers);
+- the ratio of each figure to the plain (non-specialized) version of the same computation.
+
+Instruction and wavefront counts say what each version costs, not how much of it overlaps:
+the warp-specialized kernel runs its copies and its math in different warps at the same
+time, which the simulator's totals do not show. Times are medians of ``--repeat`` runs after
+a warm-up (wall-clock seconds of this process). Every run is checked against numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from layoutkit.backends.simt.host import run_function  # noqa: E402
+from layoutkit.cli.opt import print_ir  # noqa: E402
+from layoutkit.ir import parse_module  # noqa: E402
+from layoutkit.pipelines.compile import compile_module  # noqa: E402
+
+EXAMPLES = ROOT / "examples" / "pcf"
+#: name -> (file, host function); the first is the reference of the ratios
+PROGRAMS = {
+    "plain": ("plain_matmul.mlir", "plain_matmul"),
+    "warp-specialized": ("warp_specialized.mlir", "ws_matmul"),
+    "ping-pong": ("ping_pong.mlir", "pp_matmul"),
+}
+
+
+def median_time(work, repeat: int) -> float:
+    work()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def compile_text(text: str) -> str:
+    return print_ir(compile_module(parse_module(text), "pcf-to-gpu", workgroup_size="128", subgroup_size="32"))
+
+
+def measure(lowered: str, function: str, tm: int, k: int, repeat: int) -> dict:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4 * tm, k)).astype(np.float32)
+    b = rng.standard_normal((k, 32)).astype(np.float32)
+    module = parse_module(lowered)
+    reports: list = []
+
+    def run() -> None:
+        reports.clear()
+        c = np.zeros((4 * tm, 32), np.float32)
+        (result,) = run_function(module, function, [a, b, c, tm], reports=reports, memory_counts=True)
+        if not np.allclose(result, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4):
+            raise SystemExit(f"{function}: result differs from numpy")
+
+    seconds = median_time(run, repeat)
+    (report,) = reports
+    wavefronts = sum(w for w, _ in report.shared_wavefronts.values())
+    ideal = sum(i for _, i in report.shared_wavefronts.values())
+    return {"simulated s": seconds, "thread-instr": report.thread_instructions,
+            "shared wavefronts": wavefronts, "ideal": ideal, "barrier arrivals": report.barrier_arrivals}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tm", type=int, default=8, help="workgroup tiles (4 rows each)")
+    parser.add_argument("--k", type=int, default=64, help="K, a multiple of 8")
+    args = parser.parse_args()
+    print(f"c = a @ b, a {4 * args.tm}x{args.k}, b {args.k}x32; 128 threads per workgroup, 32-lane subgroups; "
+          f"medians of {args.repeat}")
+    rows = {}
+    for name, (file, function) in PROGRAMS.items():
+        text = (EXAMPLES / file).read_text()
+        compile_s = median_time(lambda text=text: compile_text(text), args.repeat)
+        rows[name] = {"compile s": compile_s, **measure(compile_text(text), function, args.tm, args.k, args.repeat)}
+    columns = ["compile s", "simulated s", "thread-instr", "shared wavefronts", "ideal", "barrier arrivals"]
+    print(f"{'program':18}" + "".join(f"{c:>18}" for c in columns))
+    base = rows[next(iter(PROGRAMS))]
+    for name, row in rows.items():
+        cells = [f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in columns]
+        print(f"{name:18}" + "".join(f"{c:>18}" for c in cells))
+        if row is not base:
+            ratios = [f"x{row[c] / base[c]:.2f}" if base[c] else "-" for c in columns]
+            print(f"{'  vs plain':18}" + "".join(f"{r:>18}" for r in ratios))
+
+
+if __name__ == "__main__":
+    main()
