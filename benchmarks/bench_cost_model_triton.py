@@ -1,52 +1,58 @@
 """``cost-model=triton`` against Triton 3.9 itself: for every golden kernel, Triton's own output
-after its layout passes (the last step of ``tests/triton/layout_passes/goldens/manifest.json``
-for cuda:80, 4 warps: the same pass list, no pipelining) against layoutkit's
-``--triton-gpu-pipeline="target=cuda:80 num-warps=4 cost-model=triton"`` from the kernel's
-TTIR, by ``layoutkit analyze``'s measure (``bench_layout_opt.measure``), with the pipeline's time
-(median of 3 runs).
+after its layout passes (``layoutkit.triton.compare.triton_golden_output``: the last step of the
+layout-pass goldens, the same pass list, no pipelining) against layoutkit's
+``--triton-gpu-pipeline="target=cuda:80 num-warps=4 cost-model=triton"`` from the kernel's TTIR,
+by ``layoutkit analyze``'s measure (``layoutkit.triton.compare.measure``), with the pipeline's
+time (median of 3 runs).
 
-    python benchmarks/bench_cost_model_triton.py [KERNEL ...]
+    python benchmarks/bench_cost_model_triton.py [--target cuda:80] [KERNEL ...]
 """
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
-
-from bench_layout_opt import GOLDENS, measure
 
 from layoutkit.ir import make_context, parse_module
 from layoutkit.passes import pass_class
+from layoutkit.triton.compare import FRONTEND_GOLDENS, measure, triton_golden_output
 
-STEPS = Path(__file__).resolve().parents[1] / "tests" / "triton" / "layout_passes" / "goldens"
 
-
-def ours(kernel: str):
-    module = parse_module((GOLDENS / kernel / "kernel.ttir").read_text())
-    pass_class("triton-gpu-pipeline")(target="cuda:80", num_warps=4, cost_model="triton").apply(make_context(), module)
+def ours(kernel: str, target: str):
+    module = parse_module((FRONTEND_GOLDENS / kernel / "kernel.ttir").read_text())
+    lanes = 64 if target.startswith("hip:gfx9") else 32
+    pass_class("triton-gpu-pipeline")(target=target, num_warps=4, threads_per_warp=lanes,
+                                      cost_model="triton").apply(make_context(), module)
     return module
 
 
-def main(names: list[str]) -> None:
-    runs = {r["kernel"]: r for r in json.loads((STEPS / "manifest.json").read_text())["runs"] if r["target"] == "cuda:80"}
+def main(args: list[str]) -> None:
+    target = "cuda:80"
+    if args[:1] == ["--target"]:
+        target, args = args[1], args[2:]
+    kernels = args or sorted(p.name for p in FRONTEND_GOLDENS.iterdir() if (p / "kernel.ttir").exists())
+    print(f"target {target}, 4 warps; T = Triton 3.9's layout passes, L = layoutkit cost-model=triton")
     print(f"{'kernel':<20} {'converts T/L':>12} {'conv cost T/L':>14} {'global instr T/L':>17} "
           f"{'elementwise T/L':>17} {'time':>7}")
     same = 0
-    for kernel in names or sorted(runs):
-        triton = measure(parse_module((STEPS / runs[kernel]["steps"][-1]["output"]).read_text()))
+    for kernel in kernels:
+        t = measure(parse_module(triton_golden_output(kernel, target, 4).read_text()))
         times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            module = ours(kernel)
-            times.append(time.perf_counter() - start)
-        mine = measure(module)
-        same += mine == triton
-        print(f"{kernel:<20} {triton[0]:>5} / {mine[0]:<5} {triton[1]:>6} / {mine[1]:<6} "
-              f"{triton[2]:>7} / {mine[2]:<8} {triton[3]:>7} / {mine[3]:<8} {statistics.median(times):>6.2f}s")
-    print(f"same measure as Triton on {same} of {len(names or runs)} kernels")
+        try:
+            for _ in range(3):
+                start = time.perf_counter()
+                module = ours(kernel, target)
+                times.append(time.perf_counter() - start)
+        except Exception as err:  # noqa: BLE001 - a benchmark row, not a user path
+            print(f"{kernel:<20} error: {str(err).splitlines()[0][:90]}")
+            continue
+        m = measure(module)
+        same += m == t
+        print(f"{kernel:<20} {t.converts:>5} / {m.converts:<5} {t.cost:>6} / {m.cost:<6} "
+              f"{t.global_instructions:>7} / {m.global_instructions:<8} {t.elementwise:>7} / {m.elementwise:<8} "
+              f"{statistics.median(times):>6.2f}s")
+    print(f"same measure as Triton on {same} of {len(kernels)} kernels")
 
 
 if __name__ == "__main__":
