@@ -28,7 +28,10 @@ The stages (RemoveLayoutConversions.cpp and Utility.cpp of Triton 3.9), per ``tt
    ``8 * bytes`` per load, and a reduction its intra-warp plus ``8 *`` inter-warp size;
 4. converts above ``arith.ext*``/``tt.broadcast``/``tt.expand_dims``/widening ``tt.fp_to_fp``
    are hoisted over the one such op of their slice that cannot be rematerialized
-   (``hoistConvertOnTopOfExtOrBroadcast``); then a final canonicalisation.
+   (``hoistConvertOnTopOfExtOrBroadcast``); a convert whose slice reaches an ``scf.if`` inside
+   an ``scf.for`` with one rematerializable branch moves into the other branch
+   (``hoistConvertIntoConditionals``); then a final canonicalisation that also drops dead
+   ``scf.for`` iteration arguments and unused ``scf.if`` results.
 
 Worked example (vector_add after coalesce): the two loads of ``1024xf32`` (>= 128 pointers:
 expensive) are anchors in ``blocked<[4], [32], [4]>``; forward propagation takes that layout
@@ -37,8 +40,8 @@ rematerialization recomputes the pointer and mask chains (``tt.splat``, ``tt.add
 ``arith.cmpi``, ``tt.make_range``) in ``[4]`` as they are used by nothing else: no convert is left.
 
 Not modelled (documented deviations): scf.while values do not take part in propagation;
-``hoistConvertIntoConditionals`` and ``hoistConvertDotOperand``; rematerialization through
-``scf.if``; reshape layout inference.
+``hoistConvertDotOperand``; reshape inference beyond Triton's legacy blocked rule (its linear
+layout fallback).
 """
 
 from __future__ import annotations
@@ -756,6 +759,31 @@ def _for_forwarded_args(loop: scf.ForOp) -> bool:
     return True
 
 
+def _if_unused_results(op: scf.IfOp) -> bool:
+    """scf.if's RemoveUnusedResults: the if rebuilt without the results nothing uses."""
+    keep = [k for k, r in enumerate(op.results) if r.uses]
+    if len(keep) == len(op.results) or not op.false_region.blocks:
+        return False
+    for region in (op.true_region, op.false_region):
+        terminator = region.blocks.first.last_op
+        trimmed = scf.YieldOp(*[terminator.operands[k] for k in keep])
+        Rewriter.insert_op(trimmed, InsertPoint.before(terminator))
+        terminator.detach()
+        terminator.erase()
+    then_region, else_region = op.true_region, op.false_region
+    op.detach_region(then_region)
+    op.detach_region(else_region)
+    new = scf.IfOp(op.cond, [op.results[k].type for k in keep], then_region, else_region)
+    new.attributes.update(op.attributes)
+    new.location = op.location
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    for k, res in zip(keep, new.results):
+        op.results[k].replace_all_uses_with(res)
+    op.detach()
+    op.erase()
+    return True
+
+
 def canonicalize_converts(func: Operation, loops: bool = False) -> None:
     """Triton's ConvertLayoutOp canonicalisation patterns, constant uniquing and dead-code
     removal, to a fixpoint (MLIR's greedy driver, which Triton's goldens show visiting ops
@@ -776,6 +804,9 @@ def canonicalize_converts(func: Operation, loops: bool = False) -> None:
                 continue
             if loops and isinstance(op, scf.ForOp):
                 changed |= _for_dead_args(op) or _for_forwarded_args(op)
+                continue
+            if loops and isinstance(op, scf.IfOp):
+                changed |= _if_unused_results(op)
                 continue
             if op.name in _USER_PATTERNS:
                 changed |= _USER_PATTERNS[op.name](op)
@@ -1042,7 +1073,12 @@ class Rematerialization:
                 current = existing
             definer = current.owner
             if isinstance(definer, scf.IfOp):
-                return None  # not modelled: rematerialization through scf.if
+                if stop is not None and stop(definer):
+                    continue
+                for region in (definer.true_region, definer.false_region):
+                    terminator = region.blocks.first.last_op
+                    enqueue(terminator.operands[current.index], terminator, enc)
+                continue
             if isinstance(definer, Operation):
                 for r in definer.results:
                     if r is not current and isinstance(r.type, TensorType) and not update(r, enc):
@@ -1162,6 +1198,12 @@ class Rematerialization:
             if isinstance(v.owner, Operation):
                 if v.owner not in ops:
                     ops.append(v.owner)
+                if isinstance(v.owner, scf.IfOp):
+                    for region in (v.owner.true_region, v.owner.false_region):
+                        terminator = region.blocks.first.last_op
+                        if terminator not in ops:
+                            ops.append(terminator)
+                        yields.setdefault(id(terminator), []).append(v.index)
                 continue
             loop = v.block.parent_op()
             if loop not in ops:
@@ -1177,6 +1219,9 @@ class Rematerialization:
         for op in ops:
             if isinstance(op, scf.ForOp):
                 self._rewrite_for(op, in_slice, layouts, mapping, replacements, dead)
+                continue
+            if isinstance(op, scf.IfOp):
+                self._rewrite_if(op, in_slice, layouts, mapping, replacements, dead)
                 continue
             where = InsertPoint.before(op)
             if isinstance(op, scf.YieldOp):
@@ -1234,6 +1279,83 @@ class Rematerialization:
             mapping[arg] = new_arg
             self.add(new.results[k], layouts[arg], extra)
             self.add(arg, layouts[arg], new_arg)
+
+    def _rewrite_if(self, op: scf.IfOp, in_slice: set, layouts: dict, mapping: dict,
+                    replacements: list, dead: list) -> None:
+        """replaceIfOpWithNewSignature: the if again with one more result per slice result
+        (its branches moved; their yields get the rematerialized values)."""
+        extra = [r for r in op.results if r in in_slice]
+        types = [*(r.type for r in op.results), *(_with(r.type, layouts[r]) for r in extra)]
+        then_region, else_region = op.true_region, op.false_region
+        op.detach_region(then_region)
+        op.detach_region(else_region)
+        new = scf.IfOp(op.cond, types, then_region, else_region)
+        new.attributes.update(op.attributes)
+        new.location = op.location
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        for old, res in zip(op.results, new.results):
+            replacements.append((old, res))
+        for i, old in enumerate(extra):
+            res = new.results[len(op.results) + i]
+            mapping[old] = res
+            self.add(old, layouts[old], res)
+        dead.append(op)
+
+    def hoist_into_conditionals(self) -> None:
+        for cvt in self.converts():
+            if not self.hoist_into_conditional(cvt):
+                self.add(cvt.operands[0], _enc(cvt.results[0]), cvt.results[0])
+
+    def hoist_into_conditional(self, cvt: Operation) -> bool:
+        """Triton's hoistConvertIntoConditionals: when the slice reaches an ``scf.if`` (inside an
+        ``scf.for``) whose one branch can be rematerialized and the other not, the convert moves
+        into the other branch (before its yield); an if neither branch of which can be is a
+        terminal (the convert goes right after it)."""
+        def is_if(op: Operation) -> bool:
+            return isinstance(op, scf.IfOp)
+
+        found = self.rematerializable(cvt.operands[0], cvt, _enc(cvt.results[0]), is_if)
+        if found is None:
+            return False
+        values, layouts, reused = found
+        hoist_above: list[tuple[SSAValue, Operation, int]] = []
+        terminals: list[SSAValue] = []
+        i = 0
+        while i < len(values):
+            v = values[i]
+            i += 1
+            if not isinstance(v.owner, scf.IfOp):
+                continue
+            branch = v.owner
+            yields = [region.blocks.first.last_op for region in (branch.true_region, branch.false_region)]
+            subs = [self.rematerializable(y.operands[v.index], y, layouts[v], is_if) for y in yields]
+            if all(sub is not None for sub in subs) or (subs[0] is not None) != (subs[1] is not None) and \
+                    isinstance(branch.parent_op(), scf.ForOp):
+                for k, sub in enumerate(subs):
+                    if sub is None:
+                        hoist_above.append((v, yields[k], v.index))
+                        continue
+                    for w in sub[0]:
+                        if w not in layouts:
+                            values.append(w)
+                            layouts[w] = sub[1][w]
+                    for w, r in sub[2].items():
+                        reused.setdefault(w, r)
+                continue
+            terminals.append(v)
+        if not hoist_above:
+            return False
+        mapping: dict[SSAValue, SSAValue] = {}
+        for v in terminals:
+            mapping[v] = _convert(v, layouts[v], InsertPoint.after(v.owner), cvt.location)
+            values.remove(v)
+        for result, terminator, k in hoist_above:
+            edge = terminator.operands[k]
+            mapping[edge] = _convert(edge, layouts[result], InsertPoint.before(terminator), cvt.location)
+            if edge in values:
+                values.remove(edge)
+        self.rewrite_slice((values, layouts, reused), cvt, mapping)
+        return True
 
     def hoist_over_ext_or_broadcast(self) -> None:
         for cvt in self.converts():
@@ -1359,6 +1481,9 @@ def remove_layout_conversions(module: ModuleOp) -> None:
         canonicalize_converts(func)
         hoist = Rematerialization(func)
         hoist.hoist_over_ext_or_broadcast()
+        hoist.cleanup()
+        hoist = Rematerialization(func)
+        hoist.hoist_into_conditionals()
         hoist.cleanup()
         canonicalize_converts(func, loops=True)
 
