@@ -89,7 +89,7 @@ def test_reshape_keeps_every_thread_s_elements(src_shape, layout, dst_shape):
 
     from layoutkit import parse_layout
     from layoutkit.analysis.hardware import hardware_map
-    from layoutkit.triton.remove_layout_conversions import reshape_blocked
+    from layoutkit.triton.layout_rules import reshape_blocked
 
     src = parse_layout(layout)
     dst = reshape_blocked(src_shape, src, dst_shape)
@@ -100,7 +100,7 @@ def test_reshape_keeps_every_thread_s_elements(src_shape, layout, dst_shape):
 
 def test_reshape_refuses_dims_merged_out_of_physical_order():
     from layoutkit import parse_layout
-    from layoutkit.triton.remove_layout_conversions import reshape_blocked
+    from layoutkit.triton.layout_rules import reshape_blocked
 
     column_major = parse_layout("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
                                 "order = [0, 1]}>")
