@@ -131,10 +131,25 @@ def trans_order(op: Operation) -> tuple[int, ...]:
     return tuple(order.get_values()) if hasattr(order, "get_values") else tuple(int(x) for x in order.data)
 
 
-def permuted_layout(layout: Any, perm: tuple[int, ...]) -> Any | None:
+def permuted_layout(layout: Any, perm: tuple[int, ...], shape: tuple[int, ...] | None = None) -> Any | None:
+    """``tt.trans``'s result layout for an operand of ``shape`` in ``layout`` (result dim ``i``
+    is operand dim ``perm[i]``): a blocked layout permuted; any other as a ``#ttg.linear`` whose
+    bases have their coordinates permuted (Triton's transposeOuts), e.g. a ``dot_op`` basis
+    ``[1, 0]`` becomes ``[0, 1]`` under ``perm (1, 0)``."""
     from layoutkit.triton.exact_layouts import permute_blocked
 
-    return permute_blocked(layout, perm)
+    blocked = permute_blocked(layout, perm)
+    if blocked is not None or shape is None or isinstance(layout, BlockedEncoding):
+        return blocked
+    from layoutkit.layouts.triton.linear import LinearEncoding
+
+    try:
+        linear = layout.to_linear_layout(shape)
+        bases = {dim: tuple(tuple(basis[d] for d in perm) for basis in rows) for dim, rows in linear.bases.items()}
+        return LinearEncoding(bases.get("register", ()), bases.get("lane", ()), bases.get("warp", ()),
+                              bases.get("block", ()))
+    except Exception:  # noqa: BLE001 - no linear form: no inference
+        return None
 
 
 def joined_layout(layout: Any) -> Any | None:
@@ -273,7 +288,7 @@ def infer_dst(op: Operation, layout: Any) -> Any | None:
         axis = int_property(op, "axis")
         return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == axis else None
     if op.name == "tt.trans":
-        return permuted_layout(layout, trans_order(op))
+        return permuted_layout(layout, trans_order(op), tuple(int(d) for d in op.operands[0].type.get_shape()))
     if op.name == "tt.join":
         return joined_layout(layout)
     if op.name == "tt.split":
@@ -295,7 +310,8 @@ def infer_src(op: Operation, layout: Any) -> Any | None:
         return SliceEncoding(int_property(op, "axis"), layout)
     if op.name == "tt.trans":
         perm = trans_order(op)
-        return permuted_layout(layout, tuple(sorted(range(len(perm)), key=lambda d: perm[d])))
+        return permuted_layout(layout, tuple(sorted(range(len(perm)), key=lambda d: perm[d])),
+                               tuple(int(d) for d in op.results[0].type.get_shape()))
     if op.name == "tt.join":
         return split_layout(layout)
     if op.name == "tt.split":

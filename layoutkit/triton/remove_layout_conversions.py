@@ -39,9 +39,12 @@ to ``arith.addf``, whose convert to the store's layout becomes ``T -> T`` and fo
 rematerialization recomputes the pointer and mask chains (``tt.splat``, ``tt.addptr``,
 ``arith.cmpi``, ``tt.make_range``) in ``[4]`` as they are used by nothing else: no convert is left.
 
+then ``hoistConvertDotOperand``: a convert an mma dot later in its region needs moves up to the
+loads of its slice (through element-wise ops, broadcasts, views such as ``tt.trans``, whose
+source then takes a ``#ttg.linear`` layout).
+
 Not modelled (documented deviations): scf.while values do not take part in propagation;
-``hoistConvertDotOperand``; reshape inference beyond Triton's legacy blocked rule (its linear
-layout fallback).
+reshape inference beyond Triton's legacy blocked rule (its linear layout fallback).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from layoutkit.triton.coalesce import require_ttgir
 from layoutkit.triton.convert_canonicalization import canonicalize_converts
 from layoutkit.triton.layout_rules import (
     after_value,
+    ancestor_in,
     element_bits,
     encoding_of,
     erase_op,
@@ -709,6 +713,42 @@ class Rematerialization:
         self.rewrite_slice((values, layouts, reused), cvt, mapping)
         return True
 
+    def hoist_dot_operands(self) -> None:
+        for cvt in self.converts():
+            if not self.hoist_dot_operand(cvt):
+                self.add(cvt.operands[0], encoding_of(cvt.results[0]), cvt.results[0])
+
+    def hoist_dot_operand(self, cvt: Operation) -> bool:
+        """Triton's hoistConvertDotOperand: a convert an mma dot after it in its region depends
+        on moves up to the loads of its slice, through ops that move no data between threads
+        (element-wise, broadcast, views, converts): each load gets a convert after it and the
+        rest is recomputed in the target's layouts (so the loads can be pipelined)."""
+        if not _before_mma_dot(cvt):
+            return False
+        found = self.backward_slice(cvt.operands[0], cvt, encoding_of(cvt.results[0]),
+                                    lambda op: not _no_data_movement(op))
+        if found is None or not found[0]:
+            return False
+        values, layouts, reused = found
+        mapping: dict[SSAValue, SSAValue] = {}
+        inner: list[SSAValue] = []
+        for v in values:
+            definer = v.owner
+            if not isinstance(definer, Operation):
+                return False
+            if definer.name != "tt.load":
+                if definer.name == "arith.constant" or _no_data_movement(definer):
+                    inner.append(v)
+                    continue
+                return False
+            mapping[v] = insert_convert(v, layouts[v], InsertPoint.after(definer), cvt.location)
+        if not inner:
+            for value in mapping.values():
+                erase_op(value.owner)
+            return False
+        self.rewrite_slice((inner, layouts, reused), cvt, mapping)
+        return True
+
     def hoist_over_ext_or_broadcast(self) -> None:
         for cvt in self.converts():
             if not self.hoist_one(cvt):
@@ -811,6 +851,34 @@ def _can_be_remat(op: Operation) -> bool:
     return not isinstance(op, scf.WhileOp | scf.ConditionOp)
 
 
+def _no_data_movement(op: Operation) -> bool:
+    """Element-wise and memory-effect free, a broadcast, a convert, or a view."""
+    return (same_encoding(op) and op.name not in ("tt.broadcast", "tt.scan")) or op.name in (
+        "tt.broadcast", "ttg.fp4_to_fp", "ttg.convert_layout", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.join",
+        "tt.split")
+
+
+def _before_mma_dot(cvt: Operation) -> bool:
+    """An mma dot of ``cvt``'s parent op (operand A in a ``#ttg.dot_op`` of an mma) post-dominates it."""
+    from layoutkit.layouts.triton import DotOperandEncoding
+
+    parent = cvt.parent_op()
+    if parent is None:
+        return False
+    for op in parent.walk():
+        if op.name not in ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot") or not is_encoded_tensor(op.operands[0]):
+            continue
+        layout = encoding_of(op.operands[0])
+        if not (isinstance(layout, DotOperandEncoding) and is_mma(layout.parent)):
+            continue
+        block = op.parent_block()
+        anchor = ancestor_in(cvt, block)
+        if anchor is not None and anchor is not op and \
+                block.get_operation_index(anchor) < block.get_operation_index(op):
+            return True
+    return False
+
+
 def _is_ext_or_broadcast(op: Operation) -> bool:
     if op.name in ("arith.extsi", "arith.extui", "arith.extf", "tt.broadcast", "tt.expand_dims"):
         return True
@@ -836,6 +904,9 @@ def remove_layout_conversions(module: ModuleOp) -> None:
         hoist.cleanup()
         hoist = Rematerialization(func)
         hoist.hoist_into_conditionals()
+        hoist.cleanup()
+        hoist = Rematerialization(func)
+        hoist.hoist_dot_operands()
         hoist.cleanup()
         canonicalize_converts(func, loops=True)
 
