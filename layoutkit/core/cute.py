@@ -200,14 +200,15 @@ class Layout:
         fields = self.__dict__
         fields["shape"] = shape
         fields["stride"] = stride
-        if shape.__class__ is tuple and stride.__class__ is tuple and len(shape) == 2 == len(stride):
-            # the commonest call, unrolled (a loop over zip costs more than these checks)
+        if shape.__class__ is tuple is stride.__class__ and len(shape) == 2 == len(stride):
+            # the commonest call, unrolled (a loop over zip costs more than these checks);
+            # positive extents whose product is below the limit are each below it
             s0, s1 = shape
             d0, d1 = stride
             if (s0.__class__ is s1.__class__ is d0.__class__ is d1.__class__ is int
-                    and 0 < s0 < _INT64_LIMIT and 0 < s1 < _INT64_LIMIT and s0 * s1 < _INT64_LIMIT
-                    and _NEG_INT64_LIMIT < d0 < _INT64_LIMIT and _NEG_INT64_LIMIT < d1 < _INT64_LIMIT
-                    and (s0 - 1) * abs(d0) + (s1 - 1) * abs(d1) < _INT64_LIMIT):
+                    and 0 < s0 and 0 < s1 and s0 * s1 < _INT64_LIMIT
+                    and (s0 - 1) * (d0 if d0 > 0 else -d0) + (s1 - 1) * (d1 if d1 > 0 else -d1) < _INT64_LIMIT
+                    and _NEG_INT64_LIMIT < d0 < _INT64_LIMIT and _NEG_INT64_LIMIT < d1 < _INT64_LIMIT):
                 fields["flat_shape"] = shape
                 fields["flat_stride"] = stride
                 return

@@ -50,6 +50,14 @@ PASSES: dict[str, str] = {
     "tritongpu-reduce-data-duplication": "layoutkit.triton.reduce_data_duplication:TritonGPUReduceDataDuplicationPass",
     "tritongpu-optimize-dot-operands": "layoutkit.triton.optimize_dot_operands:TritonGPUOptimizeDotOperandsPass",
     "pcf-resolve-clusters": "layoutkit.passes.pcf_resolve_clusters:PcfResolveClustersPass",
+    "pcf-create-dispatch-config": "layoutkit.passes.pcf_create_dispatch_config:PcfCreateDispatchConfigPass",
+    "pcf-apply-workgroup-tiling": "layoutkit.passes.pcf_apply_workgroup_tiling:PcfApplyWorkgroupTilingPass",
+    "pcf-wrap-workgroup-body": "layoutkit.passes.pcf_wrap_workgroup_body:PcfWrapWorkgroupBodyPass",
+    "pcf-form-run-cluster-flow": "layoutkit.passes.pcf_form_run_cluster_flow:PcfFormRunClusterFlowPass",
+    "pcf-introduce-shared-memory-copies": "layoutkit.passes.pcf_introduce_shared_memory_copies:PcfIntroduceSharedMemoryCopiesPass",
+    "pcf-distribute-run-cluster-to-subgroups": "layoutkit.passes.pcf_distribute_to_subgroups:PcfDistributeRunClusterToSubgroupsPass",
+    "pcf-distribute-run-cluster-to-lanes": "layoutkit.passes.pcf_distribute_to_lanes:PcfDistributeRunClusterToLanesPass",
+    "pcf-vectorize-lane-code": "layoutkit.passes.pcf_vectorize_lane_code:PcfVectorizeLaneCodePass",
     "tritongpu-remove-layout-conversions":
         "layoutkit.triton.remove_layout_conversions:TritonGPURemoveLayoutConversionsPass",
 }

@@ -24,6 +24,13 @@ PIPELINES: dict[str, tuple[str, str]] = {
     "pcf-to-gpu": ("pcf-resolve,pcf-resolve-tokens,pcf-convert-sref-to-memref,pcf-lower-structural,gpu-outline-kernels,cse",
                    "PCF (pcf.loop/pcf.generic on memrefs; workgroup scf.forall first converted to pcf.loop) "
                    "to GPU kernels and a host function (layoutkit compile)"),
+    "pcf-matmul": ("pcf-create-dispatch-config,pcf-apply-workgroup-tiling,pcf-wrap-workgroup-body,"
+                   "pcf-form-run-cluster-flow,pcf-introduce-shared-memory-copies,"
+                   "pcf-distribute-run-cluster-to-subgroups,pcf-distribute-run-cluster-to-lanes,"
+                   "pcf-vectorize-lane-code,pcf-convert-sref-to-memref,"
+                   "pcf-lower-structural{workgroup-size=128 subgroup-size=32},gpu-outline-kernels,cse",
+                   "seed 002's reworked GPU pipeline: a dynamic f16 x f16 -> f32 linalg.matmul through "
+                   "PCF run_cluster phases, subgroup and lane distribution to mma.sync kernels (layoutkit compile)"),
 }
 
 _ANCHOR = re.compile(r"builtin\.module\((?P<body>.*)\)", re.DOTALL)

@@ -36,7 +36,7 @@ def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None, s
     passes = pipeline_text(pipeline).split(",")
     options: dict[str, list[str]] = {}
     for flag, value, pass_names, option in (
-            ("--tile-sizes", tile_sizes, ("tile-to-workgroups",), "tile-sizes"),
+            ("--tile-sizes", tile_sizes, ("tile-to-workgroups", "pcf-create-dispatch-config"), "tile-sizes"),
             ("--workgroup-size", workgroup_size, ("distribute-to-threads", "promote-to-workgroup-memory",
                                                   "pcf-lower-structural"), "workgroup-size"),
             ("--subgroup-size", subgroup_size, ("pcf-lower-structural",), "subgroup-size")):
@@ -44,6 +44,9 @@ def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None, s
             continue
         value = sizes_text(flag, value)
         if not any(p in passes for p in pass_names):
+            fixed = next((p for p in passes if p.split("{")[0] in pass_names), None)
+            if fixed is not None:
+                raise LayoutError(f"{flag}: pipeline {quote(pipeline)} fixes it: {quote(fixed)}")
             raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_names[0]} pass")
         for name in pass_names:
             options.setdefault(name, []).append(f"{option}={value}")

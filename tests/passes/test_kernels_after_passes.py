@@ -57,7 +57,12 @@ def tile_select():
     return "tile_select", 3, 256, {"in": x, "out": np.zeros_like(x)}
 
 
+def producer_consumer():
+    return "pc", 1, 128, {"src": RNG.random(256).astype(np.float32), "dst": np.zeros(256, np.float32)}
+
+
 CASES = {
+    "producer_consumer": producer_consumer,
     "tile_matmul": tile_matmul, "tile_select": tile_select,
     "vector_add": vector_add, "block_sum": block_sum, "softmax": softmax, "matmul_mma": matmul,
     "matmul_tiled": matmul_tiled,

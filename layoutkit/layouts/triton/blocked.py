@@ -67,23 +67,28 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
 
     def __post_init__(self) -> None:
         self.check_declared_fields()
-        rank = len(self.order)
+        order = self.order
+        rank = len(order)
         if rank == 0:
             raise LayoutError("order: a blocked layout needs rank >= 1, got '[]'")
-        for field in self.FIELDS[:3]:
-            values = getattr(self, field.attr)
-            if len(values) != rank:
-                raise LayoutError(
-                    f"{field.key}: has rank {len(values)} but order has rank {rank} "
-                    f"(got {quote(ints_text(values))}, order {quote(ints_text(self.order))})"
-                )
-        check_permutation("order", self.order)
-        for d, extent in enumerate(self.shape_per_cta_tile):
-            if extent > MAX_EXTENT:
-                raise LayoutError(
-                    f"sizePerThread: the CTA tile along dim {d} has {extent} elements, at most 2**30 supported"
-                )
-        object.__setattr__(self, "cga", as_cga(self.cga, rank))
+        spt, tpw, wpc = self.size_per_thread, self.threads_per_warp, self.warps_per_cta
+        if not len(spt) == len(tpw) == len(wpc) == rank:
+            for field in self.FIELDS[:3]:
+                values = getattr(self, field.attr)
+                if len(values) != rank:
+                    raise LayoutError(
+                        f"{field.key}: has rank {len(values)} but order has rank {rank} "
+                        f"(got {quote(ints_text(values))}, order {quote(ints_text(order))})"
+                    )
+        if order != (1, 0) and order != (0, 1):  # the common orders are permutations already
+            check_permutation("order", order)
+        if max(map(int.__mul__, spt, map(int.__mul__, tpw, wpc))) > MAX_EXTENT:
+            for d, extent in enumerate(self.shape_per_cta_tile):
+                if extent > MAX_EXTENT:
+                    raise LayoutError(
+                        f"sizePerThread: the CTA tile along dim {d} has {extent} elements, at most 2**30 supported"
+                    )
+        self.__dict__["cga"] = as_cga(self.cga, rank)
 
     # -- layout --------------------------------------------------------------------------
     @property
@@ -102,9 +107,29 @@ class BlockedEncoding(DeclaredFields, DistributedEncoding):
         """On a tensor smaller than the CTA tile, lanes and warps past it broadcast (zero
         bases) while registers past it are dropped (Triton 3.9): sizePerThread [4, 4] at
         4x2 keeps the register bases [[1, 0], [2, 0], [0, 1]]."""
-        if not self.cga.bases:
+        cga = self.cga.bases
+        if not cga:
             return self._one_cta_draft(shape)
-        return combine_cta_cga(None, self.cga.bases, shape, fit=self._one_cta_draft)
+        # ``combine_cta_cga`` in one pass (tested against it): along each dim the CGA
+        # layout's values are 1, 2, 4, ... (CGALayout checks it), so its cut to ``shape``
+        # zeroes those at or past ``shape[d]``, and what is left covers twice its largest
+        # value; each CTA covers the rest, and the kept block bases are scaled by it
+        rank = len(shape)
+        zero = (0,) * rank
+        kept: list[tuple[int, int] | None] = []
+        covered = [1] * rank
+        for basis in cga:
+            dim = next((d for d, v in enumerate(basis) if v), -1)
+            if dim >= 0 and basis[dim] < shape[dim]:
+                kept.append((dim, basis[dim]))
+                covered[dim] = max(covered[dim], basis[dim] << 1)
+            else:  # a broadcast basis, or one the cut zeroes
+                kept.append(None)
+        cta_shape = tuple(max(1, s // c) for s, c in zip(shape, covered))
+        fitted = self._one_cta_draft(cta_shape)
+        block = tuple(zero if k is None else (*zero[:k[0]], k[1] * cta_shape[k[0]], *zero[k[0] + 1:]) for k in kept)
+        sizes = tuple(a * c for a, c in zip(cta_shape, covered))
+        return Draft(rank, {**fitted.bases, "block": block}, range(rank), sizes, fitted.proven)
 
     def _one_cta_draft(self, shape: tuple[int, ...], squeeze: int = -1) -> Draft:
         """The CTA tile fitted to ``shape`` in one pass, what the draft algebra gives

@@ -51,14 +51,15 @@ _ABSENT = object()
 KINDS = ("int", "ints", "bool", "bases", "cga", "encoding")
 
 # a value as Triton prints it (ASCII digits, no leading zeros; ', ' between entries); a nested
-# encoding is any '#a.b<{...}>', read again by the same reader (the lazy '.*?' grows until
-# the rest of the text matches, and the nested text must then read as one encoding)
+# encoding is any '#a.b<{...}>', read again by the same reader (the greedy '.*' gives back
+# characters until the rest of the text matches -- a few for a parent written last -- and the
+# nested text must then read as one encoding)
 _CANONICAL_INT = "0|-?[1-9][0-9]*"
 _CANONICAL_VALUE = {
     "int": f"({_CANONICAL_INT})",
     "ints": rf"(\[(?:(?:{_CANONICAL_INT})(?:, (?:{_CANONICAL_INT}))*)?\])",
     "bool": "(true|false)",
-    "encoding": r"(#[A-Za-z_][A-Za-z0-9_.]*<\{.*?\}>)",
+    "encoding": r"(#[A-Za-z_][A-Za-z0-9_.]*<\{.*\}>)",
     # lists of non-negative int lists (what the general reader passes on as written)
     "bases": r"(\[(?:\[(?:(?:0|[1-9][0-9]*)(?:, (?:0|[1-9][0-9]*))*)?\](?:, \[(?:(?:0|[1-9][0-9]*)(?:, (?:0|[1-9][0-9]*))*)?\])*)?\])",
 }
@@ -108,8 +109,9 @@ class Field:
         # the common case first: plain ints (what the text reader gives), checked in one pass
         if kind == "ints" and value.__class__ in (tuple, list):
             minimum = self.minimum
-            if all(v.__class__ is int and v >= minimum and (not self.pow2 or not v & (v - 1)) for v in value):
-                return tuple(value)
+            if (all(v.__class__ is int and v >= minimum and not v & (v - 1) for v in value) if self.pow2
+                    else all(v.__class__ is int and v >= minimum for v in value)):
+                return value if value.__class__ is tuple else tuple(value)
         elif kind == "int" and value.__class__ is int and value >= self.minimum and (
                 not self.pow2 or not value & (value - 1)):
             return value
@@ -298,6 +300,7 @@ class DeclaredFields:
 
     def check_declared_fields(self) -> None:
         """Check and normalise every declared field (call first in ``__post_init__``)."""
+        fields = self.__dict__  # a frozen dataclass: written as object.__setattr__ would
         for field in self.FIELDS:
             if field.kind != "cga":
-                object.__setattr__(self, field.attr, field.check(getattr(self, field.attr)))
+                fields[field.attr] = field.check(fields[field.attr])
