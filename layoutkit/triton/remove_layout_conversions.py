@@ -30,18 +30,17 @@ The stages (RemoveLayoutConversions.cpp and Utility.cpp of Triton 3.9), per ``tt
    are hoisted over the one such op of their slice that cannot be rematerialized
    (``hoistConvertOnTopOfExtOrBroadcast``); a convert whose slice reaches an ``scf.if`` inside
    an ``scf.for`` with one rematerializable branch moves into the other branch
-   (``hoistConvertIntoConditionals``); then a final canonicalisation that also drops dead
-   ``scf.for`` iteration arguments and unused ``scf.if`` results.
+   (``hoistConvertIntoConditionals``); a convert an mma dot later in its region needs moves up
+   to the loads of its slice, through element-wise ops, broadcasts and views such as
+   ``tt.trans`` (whose source then takes a ``#ttg.linear`` layout) (``hoistConvertDotOperand``);
+   then a final canonicalisation that also drops dead ``scf.for`` iteration arguments and
+   unused ``scf.if`` results.
 
 Worked example (vector_add after coalesce): the two loads of ``1024xf32`` (>= 128 pointers:
 expensive) are anchors in ``blocked<[4], [32], [4]>``; forward propagation takes that layout
 to ``arith.addf``, whose convert to the store's layout becomes ``T -> T`` and folds; backward
 rematerialization recomputes the pointer and mask chains (``tt.splat``, ``tt.addptr``,
 ``arith.cmpi``, ``tt.make_range``) in ``[4]`` as they are used by nothing else: no convert is left.
-
-then ``hoistConvertDotOperand``: a convert an mma dot later in its region needs moves up to the
-loads of its slice (through element-wise ops, broadcasts, views such as ``tt.trans``, whose
-source then takes a ``#ttg.linear`` layout).
 
 Not modelled (documented deviations): scf.while values do not take part in propagation;
 reshape inference beyond Triton's legacy blocked rule (its linear layout fallback).
