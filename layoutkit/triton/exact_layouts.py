@@ -72,6 +72,7 @@ from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects import ttg
 from layoutkit.ir.dialects.layouts import LayoutAttr
 from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding, SliceEncoding
+from layoutkit.layouts.triton.amd import AmdMfmaEncoding
 from layoutkit.layouts.triton.default import default_blocked_encoding
 from layoutkit.layouts.triton.linear import LinearEncoding
 from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
@@ -153,17 +154,17 @@ SECTOR_BYTES, LINE_BYTES = 32, 128
 
 def _lanes_moved(layout: BlockedEncoding, shape: tuple[int, ...], elem: int) -> list[tuple[BlockedEncoding, int]]:
     """Variants of a coalesced blocked layout with lanes moved from the contiguous dim
-    ``order[0]`` to the next one while each row segment a warp reads stays a whole cache line
-    and then a whole sector (the same global instructions and sectors): fewer lanes share a
+    ``order[0]`` to the next one while each row segment a warp reads stays a whole cache line,
+    half a line, then a whole sector (the same global instructions and sectors): fewer lanes share a
     row, so a reduction along the contiguous dim leaves a less replicated slice (triton issue
     10987). Worked example: 64x64xf32 ``[1, 4], lanes [2, 16]`` gives lanes ``[4, 8]`` (128-byte
-    rows) and ``[16, 2]`` (32-byte rows); the row sums then sit on 4 and 1 registers per
+    rows), ``[8, 4]`` (64-byte rows) and ``[16, 2]`` (32-byte rows); the row sums then sit on 4 and 1 registers per
     thread instead of 8."""
     fast, slow = layout.order[0], layout.order[1]
     lanes = list(layout.threads_per_warp)
     row = layout.size_per_thread[fast] * elem
     found = []
-    for target in (LINE_BYTES, SECTOR_BYTES):
+    for target in (LINE_BYTES, LINE_BYTES // 2, SECTOR_BYTES):
         keep = max(1, -(-target // row))
         if keep >= lanes[fast]:
             continue
@@ -196,7 +197,8 @@ class Want:
             return self.param
         if self.kind == "slice":
             return SliceEncoding(self.param, layout) if isinstance(layout, BlockedEncoding | NvidiaMmaEncoding
-                                                                   | SliceEncoding | LinearEncoding) else None
+                                                                   | AmdMfmaEncoding | SliceEncoding
+                                                                   | LinearEncoding) else None
         if self.kind == "parent":
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
         if self.kind == "trans":
@@ -209,7 +211,9 @@ class Want:
             return join_blocked(layout)
         if self.kind == "reshape":
             return reshape_layout(layout, self.param[1], self.param[0])
-        index, k_width, a_shared, allow_transpose = self.param  # dot
+        index, k_width, a_shared, allow_transpose, mfma_k_width = self.param  # dot
+        if isinstance(layout, AmdMfmaEncoding):
+            return DotOperandEncoding(index, layout, mfma_k_width) if mfma_k_width else None
         if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3:
             if index == 1 or a_shared:
                 return SharedOperand(index, allow_transpose)
@@ -498,7 +502,7 @@ def shared_route_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, ta
     )
 
     if not isinstance(dst, DotOperandEncoding) or isinstance(src, DotOperandEncoding) \
-            or not isinstance(dst.parent, NvidiaMmaEncoding):
+            or not isinstance(dst.parent, NvidiaMmaEncoding | AmdMfmaEncoding):
         return None  # an FMA dot's operand (blocked parent): the planner's conversion only
     try:
         if not needs_shared_memory(src, dst, shape):
@@ -806,7 +810,8 @@ class ExactLayouts:
 
                 element = str(op.operands[0].type.element_type)
                 k_width = max(1, 4 // element_bytes(element))
-                dot_want = (k_width, comes_from_load_or_block_arg(op.operands[0]), element in ("f16", "bf16"))
+                dot_want = (k_width, comes_from_load_or_block_arg(op.operands[0]), element in ("f16", "bf16"),
+                            self.mfma_k_width(op))
                 for i in range(len(op.operands)):
                     self.use(op, i, Want("dot", (i, *dot_want)) if i < 2 else Want("same"), index)
                 return
@@ -864,9 +869,31 @@ class ExactLayouts:
                                   f"{width}x{depth} tile per thread for {where}"))
         return found
 
+    def mfma_choice(self, op: Operation) -> tuple[AmdMfmaEncoding, int] | None:
+        """On ``hip:gfx942``, the ``amd_mfma`` layout and operand ``kWidth`` Triton's
+        accelerate-matmul gives ``op`` (None: not that target, an FMA dot, or an MFMA type
+        not implemented)."""
+        if self.target != "hip:gfx942" or op.name != "tt.dot" or len(_shape(op.results[0])) != 2:
+            return None
+        from layoutkit.triton.accelerate_matmul import mfma_choice
+
+        try:
+            return mfma_choice(op, self.num_warps)
+        except LayoutError:
+            return None
+
+    def mfma_k_width(self, op: Operation) -> int:
+        choice = self.mfma_choice(op)
+        return 0 if choice is None else choice[1]
+
     def dot_candidates(self, op: Operation, v: Variable) -> None:
         """``#ttg.nvidia_mma`` v2 (m16n8) with every warp split that fits the tile; on cuda:90
-        also the v3 layout Triton's accelerate-matmul picks where ``supportMMA(3)`` holds."""
+        also the v3 layout Triton's accelerate-matmul picks where ``supportMMA(3)`` holds; on
+        hip:gfx942 Triton's ``amd_mfma`` choice (:func:`mfma_choice`: instruction, warps,
+        ``isTransposed``), then its instruction with every other warp split that fits."""
+        if len(v.shape) == 2 and self.mfma_choice(op) is not None:
+            self.mfma_candidates(op, v)
+            return
         if not self.target.startswith("cuda:") or len(v.shape) != 2:
             return
         m, n = v.shape
@@ -896,6 +923,31 @@ class ExactLayouts:
                 return m * n * k / (64 * instr[1] * instr[2]) / (self.num_warps / 4)  # wgmma per warp group
             if isinstance(layout, NvidiaMmaEncoding):
                 return m * n * k / (16 * 8 * 16) / self.num_warps
+            return m * n * k / self.threads
+
+        v.unary.append(dot_cost)
+
+    def mfma_candidates(self, op: Operation, v: Variable) -> None:
+        """gfx942: Triton's ``amd_mfma`` layout first, then the same instruction with every
+        warp split that fits the tile; priced one MFMA issue per ``mDim x nDim x kDim`` block
+        per warp (an FMA dot: one per element and k per thread)."""
+        mfma, _ = self.mfma_choice(op)
+        where = _where(op)
+        v.add(mfma, f"amd_mfma for {where} (Triton's choice)")
+        m, n = v.shape
+        m_dim, n_dim, k_dim = mfma.instr_shape
+        warps_m = 1
+        while warps_m <= self.num_warps:
+            warps_n = self.num_warps // warps_m
+            if warps_m * m_dim <= m and warps_n * n_dim <= n:
+                v.add(AmdMfmaEncoding(3, (warps_m, warps_n), mfma.instr_shape, mfma.is_transposed, mfma.cga),
+                      f"amd_mfma for {where}")
+            warps_m *= 2
+        k = _shape(op.operands[0])[-1]
+
+        def dot_cost(layout) -> float:
+            if isinstance(layout, AmdMfmaEncoding):
+                return m * n * k / (m_dim * n_dim * k_dim) / self.num_warps
             return m * n * k / self.threads
 
         v.unary.append(dot_cost)

@@ -44,7 +44,8 @@ def _triton_path(kernel: str, target: str = "cuda:80") -> Path:
 @functools.cache
 def _exact_text(kernel: str, target: str) -> str:
     module = parse_module((FRONTEND / kernel / "kernel.ttir").read_text())
-    pass_class("triton-gpu-pipeline")(target=target, num_warps=4).apply(make_context(), module)
+    lanes = 64 if target.startswith("hip:") else 32  # gfx942's wavefront, as Triton compiles for it
+    pass_class("triton-gpu-pipeline")(target=target, num_warps=4, threads_per_warp=lanes).apply(make_context(), module)
     module.verify()
     return str(module)
 
@@ -271,3 +272,64 @@ def test_without_a_better_tile_the_chain_is_computed_unreplicated_and_converted(
     divides = sum(sum(r["thread_instructions"].values()) for r in report.rows if r["op"] == "arith.divf")
     assert divides == 64 * 64 + 4 * 128  # the tile's divisions, then 4 x 64 rows on 128 threads
     assert analyze(module).totals["replicated_chain"]["convert_layout"]["count"] == 2
+
+
+# -- gfx942 (hip:gfx942, 4 warps of 64 lanes): Triton's amd_mfma as exact's dot candidates ------
+
+#: where exact is not at or below Triton on both measures yet (strict: they fail today)
+GFX942_WORSE = {
+    "matmul_64x64x32": "exact stores the 64x64xf16 result coalesced (2 global instructions per thread, "
+                       "256/256 sectors) after an amd_mfma -> blocked convert costing 135, where Triton stores "
+                       "straight from amd_mfma (4 instructions, 512/256 sectors); the measure counts the convert, "
+                       "not the sectors: conversion 375 against 279 (global 4 against 6)",
+    "dot_tf32_epilogue": "exact stores the 32x64xf32 epilogue coalesced (2 instructions per thread, 256 sectors) "
+                         "after an amd_mfma -> blocked convert costing 139, where Triton stores from amd_mfma "
+                         "(8 instructions, 1024 sectors): conversion 639 against 524 (global 13 against 19)",
+}
+
+
+@pytest.mark.parametrize("kernel", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=GFX942_WORSE[k]))
+                                    if k in GFX942_WORSE else k for k in KERNELS])
+def test_gfx942_never_narrower_global_accesses_nor_costlier_conversions_than_triton(kernel):
+    triton_global, triton_conversion = totals(parse_module(_triton_path(kernel, "hip:gfx942").read_text()))
+    exact_global, exact_conversion = totals(exact(kernel, "hip:gfx942"))
+    assert exact_global <= triton_global, (kernel, exact_global, triton_global)
+    assert exact_conversion <= triton_conversion, (kernel, exact_conversion, triton_conversion)
+
+
+@pytest.mark.parametrize("kernel", [k for k in KERNELS if k not in OWN_CHECK])
+def test_gfx942_runs_equal_to_numpy(kernel, checks):
+    checks[kernel]("hip-gfx942", np.random.default_rng(2026))
+
+
+def test_gfx942_join_split_cat_and_replicated_chain_run_equal_to_numpy():
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal(256).astype(np.float32), rng.standard_normal(256).astype(np.float32)
+    pair, total, both = np.zeros(512, np.float32), np.zeros(256, np.float32), np.zeros(512, np.float32)
+    layoutkit.simulate(exact("join_split_cat", "hip:gfx942"), "join_split_cat", grid=1, args=[a, b, pair, total, both])
+    np.testing.assert_array_equal(pair, np.stack([a, b], axis=1).reshape(-1))
+    np.testing.assert_array_equal(total, a * 2 + b * 2)
+    assert sorted(both) == sorted(np.concatenate([a, b]))
+    x, out, row, _ = _chain_run(exact("replicated_chain", "hip:gfx942"))
+    np.testing.assert_allclose(row, x.astype(np.float64).sum(axis=1) / 3 / 5 / 7 / 11, rtol=1e-6)
+    np.testing.assert_allclose(out, x / row[:, None], rtol=1e-6)
+
+
+def _mfma_instructions(text: str) -> set[tuple[str, str]]:
+    import re
+
+    return set(re.findall(r"amd_mfma<\{version = (\d+), warpsPerCTA = \[[\d, ]+\], instrShape = (\[[\d, ]+\])", text))
+
+
+@pytest.mark.parametrize("kernel", ["matmul_64x64x32", "matmul_128x128x64", "attention_fwd", "dot_tf32_epilogue"])
+def test_gfx942_dots_take_amd_mfma_with_tritons_instruction(kernel):
+    """Every dot is on amd_mfma with the instruction real Triton picked (its golden), operands
+    as ``#ttg.dot_op`` of that parent with Triton's kWidth; none stays on FMA (a blocked parent)."""
+    import re
+
+    golden = _triton_path(kernel, "hip:gfx942").read_text()
+    text = str(exact(kernel, "hip:gfx942"))
+    assert _mfma_instructions(text) == _mfma_instructions(golden) != set()
+    golden_widths = set(re.findall(r"kWidth = (\d+)", golden))
+    assert set(re.findall(r"parent = #ttg\.amd_mfma<[^>]*>, kWidth = (\d+)", text)) == golden_widths
+    assert not re.search(r"dot_op<\{opIdx = \d, parent = #ttg\.blocked", text)
