@@ -8,7 +8,9 @@
    written here with the same schedule (``matmul_triton``: one program per 128x128 tile,
    ``tl.dot`` on 128x64 and 64x128 f16 tiles, f32 accumulator) run by Triton's interpreter
    (``TRITON_INTERPRET=1``, set by this script before triton is imported, in this process)
-   on the same problem, at 128x128x64 and 256x256x256: times and the speed-up (target 2x).
+   on the same problem, at 128x128x64 and 256x256x256: times and the speed-up (target 2x);
+   matmul_mma also with ``batch_loops=False`` (every scf.for one iteration at a time, the
+   simulator before loop batching), in the same run.
 2. Element-wise kernels (vector_add, the swizzled transpose) at 1M and 16M threads:
    simulated thread-instructions per second.
 3. Peak memory of a 16M-thread run (tracemalloc: the peak of what the run allocates, the
@@ -203,13 +205,14 @@ MATMULS = {"matmul_tiled": 256, "matmul_mma": 128}
 
 
 def run_matmul(m: int, n: int, k: int, repeat: int, numba_kernel=None, warmup: bool = True,
-               numba_repeat: int = 1, kernel: str = "matmul_mma") -> dict:
+               numba_repeat: int = 1, kernel: str = "matmul_mma", batch_loops: bool = True) -> dict:
     module = parse_module((KERNELS / f"{kernel}.mlir").read_text())
     a, b, exact = matmul_problem(m, n, k)
     c = np.zeros((m, n), np.float32)
     grid = (n // 128, m // 128)
     seconds, report = median_time(
-        lambda: layoutkit.simulate(module, "matmul", grid, MATMULS[kernel], {"a": a, "b": b, "c": c}),
+        lambda: layoutkit.simulate(module, "matmul", grid, MATMULS[kernel], {"a": a, "b": b, "c": c},
+                                   batch_loops=batch_loops),
         repeat, warmup)
     assert np.allclose(c, exact, rtol=1e-3, atol=1e-3)
     result = {"seconds": seconds, "count": report.thread_instructions, "ops": report.ops}
@@ -243,13 +246,15 @@ def run_matmuls_against_triton(m: int, n: int, k: int, repeat: int, kernel) -> l
         triton_seconds, _ = median_time(lambda: kernel[grid](*args, BM=128, BN=128, BK=64), repeat)
         assert np.allclose(c, exact, rtol=1e-3, atol=1e-3)
         lines = [f"{label:<30} Triton interpreter {triton_seconds * 1e3:8.1f} ms"]
-    for name in MATMULS:
-        result = run_matmul(m, n, k, repeat, kernel=name)
-        text = f"{'':<30} layoutkit {name + '.mlir':<17} {result['seconds'] * 1e3:8.1f} ms"
+    runs = [(name, True) for name in MATMULS] + [("matmul_mma", False)]
+    for name, batch in runs:
+        result = run_matmul(m, n, k, repeat, kernel=name, batch_loops=batch)
+        label = name + ".mlir" + ("" if batch else " batch_loops=False")
+        text = f"{'':<30} layoutkit {label:<34} {result['seconds'] * 1e3:8.1f} ms"
         if triton_seconds is not None:
             ratio = triton_seconds / result["seconds"]
             text += f"  {ratio:5.2f}x Triton's speed"
-            if name == "matmul_tiled":
+            if batch:
                 text += f" ({'meets' if ratio >= 2 else 'misses'} 2x)"
         lines.append(text + f"  [{result['ops']} IR ops executed]")
     return lines

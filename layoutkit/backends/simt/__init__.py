@@ -68,7 +68,8 @@ class SimulationReport:
 def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (),
              warp_size: int = 32, bank_conflicts: bool = False,
              max_steps: int = DEFAULT_MAX_STEPS, race_check: bool = True,
-             report: bool = False, global_sectors: bool = False) -> SimulationReport:
+             report: bool = False, global_sectors: bool = False,
+             batch_loops: bool = True) -> SimulationReport:
     """Run ``kernel`` of ``module`` (a parsed module or MLIR text) on ``grid`` x ``block``.
 
     ``args`` maps argument names (the kernel's ``%name``) to numpy arrays (memref
@@ -84,6 +85,9 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     ``report`` (:class:`~layoutkit.backends.simt.cost_report.RunReport`).
     ``global_sectors=True`` counts, per global-memory load and store, the 32-byte sectors its
     warps touched against the minimum for the bytes they moved (``report.global_sectors``).
+    ``batch_loops=False`` runs every ``scf.for`` one iteration at a time instead of running
+    iterations that cannot see each other side by side (:mod:`~layoutkit.backends.simt.batching`;
+    the same results and reports either way).
 
     A Triton kernel (``tt.func``, TTGIR) runs the same way without ``block``: its block is
     ``ttg.num-warps`` x ``ttg.threads-per-warp`` threads, pointer arguments are numpy arrays
@@ -111,7 +115,7 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     geometry = Geometry(launch_dims("grid", grid), launch_dims("block", block), warp_size)
     values = bind_arguments(func, args)
     stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps,
-                  count_sectors=global_sectors)
+                  count_sectors=global_sectors, batch_loops=batch_loops)
     seconds = run_kernel(func, geometry, values, stats)
     return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds,
                             shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats),

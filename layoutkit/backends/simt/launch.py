@@ -102,6 +102,28 @@ class Chunk:
         self.lane = t % geometry.warp_size
         self.thread_xyz = _split3(self.local.astype(np.int64), geometry.block)
         self.block_xyz = _split3(self.block_local + first_block, geometry.grid)
+        self.column = t  # each slot's column of private memory (see repeated)
+        self._repeats: dict[int, Chunk] = {}
+
+    def repeated(self, times: int) -> Chunk:
+        """This chunk's thread slots ``times`` over, as slots of one wider chunk: slot
+        ``j * threads + t`` is thread slot t again (its block, ids, lane and column of
+        private memory), the j-th time. Independent loop iterations run side by side this
+        way (:mod:`~layoutkit.backends.simt.batching`). Example: 64 slots twice -> 128
+        slots; slot 70 is slot 6 of the same block."""
+        wide = self._repeats.get(times)
+        if wide is not None:
+            return wide
+        wide = self._repeats[times] = object.__new__(Chunk)
+        wide.geometry, wide.first_block, wide.blocks = self.geometry, self.first_block, self.blocks
+        wide.threads = self.threads * times
+        wide.slots = np.arange(wide.threads, dtype=np.int64)
+        for name in ("block_local", "local", "valid", "lane", "column"):
+            setattr(wide, name, np.tile(getattr(self, name), times))
+        wide.thread_xyz = tuple(np.tile(a, times) for a in self.thread_xyz)
+        wide.block_xyz = tuple(np.tile(a, times) for a in self.block_xyz)
+        wide._repeats = {}
+        return wide
 
     def where(self, t: int) -> str:
         """'block (bx, by, bz), thread (tx, ty, tz)' of thread slot ``t``."""

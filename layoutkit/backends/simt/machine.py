@@ -20,11 +20,13 @@ dialect under :mod:`layoutkit.backends.simt.ops`, registered by op class
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
 
+from layoutkit.backends.simt.allocator import keep_freed_memory
 from layoutkit.backends.simt.dtypes import element_dtype
 from layoutkit.backends.simt.errors import SimulationError
 from layoutkit.backends.simt.launch import Chunk
@@ -50,8 +52,10 @@ class Stats:
     A run stops with an error naming the loop once more than ``max_steps`` ops executed."""
 
     def __init__(self, count_banks: bool = False, check_races: bool = True,
-                 max_steps: int = DEFAULT_MAX_STEPS, count_sectors: bool = False) -> None:
+                 max_steps: int = DEFAULT_MAX_STEPS, count_sectors: bool = False,
+                 batch_loops: bool = True) -> None:
         self.max_steps = max_steps
+        self.batch_loops = batch_loops  # run independent loop iterations side by side
         self.ops = 0
         self.thread_instructions = 0
         self.banks: dict[Operation, list[int]] | None = {} if count_banks else None
@@ -87,7 +91,8 @@ def access_width(pattern: np.ndarray, itemsize: int) -> int:
 # most this many at a time
 _LARGEST_CACHE_ELEMENTS = 1 << 12
 _LARGEST_CACHE_ENTRIES = 256
-_SMALL_REPEAT = 1 << 12  # elements: see Machine.addresses
+_SMALL_REPEAT = 1 << 18  # elements: see Machine.addresses (numpy 2.x adds a (n, 1) array to a
+# short (v,) row 4-5x slower than np.repeat plus an add of equal shapes, up to ~2**19)
 _SMALL_COPY = 1 << 15  # elements: below, repeating a uniform value beats numpy's broadcast_to
 
 
@@ -159,8 +164,10 @@ class Machine:
     """Runs one kernel over one chunk of blocks."""
 
     what = "kernel"  # how errors name the function run
+    batches_loops = True  # independent scf.for iterations may run side by side (batching)
 
     def __init__(self, kernel: gpu.FuncOp, chunk: Chunk, globals_: list, stats: Stats):
+        keep_freed_memory()  # (once per process: freed arrays' pages stay mapped)
         self.kernel = kernel
         self.chunk = chunk
         self.geometry = chunk.geometry
@@ -179,12 +186,22 @@ class Machine:
         self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
+        # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
+        self._slot_caches: dict[Chunk, tuple[dict, dict]] = {}
         self.cache: dict = {}  # handlers' data kept for the run (e.g. mma's gathered A)
+        self.weight = 1  # sequential iterations each op stands for (batching.run)
+        self.ordered: dict[int, tuple] = {}  # buffers whose batched stores keep iteration order
+        # values repeated for a batched loop: id -> (repeated value, original, times)
+        self.repeated: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        self._epoch = 0  # order keys of one batched run: epoch + iteration (latest_stores)
+        self.batch_loops = stats.batch_loops and self.batches_loops
         self.handlers: dict[type, Callable] = handlers()
         self.observers = ([RaceChecker()] if stats.check_races else []) + (
             [BankCounter(stats.banks)] if stats.banks is not None else [])
         self.races_only = stats.check_races and stats.banks is None
         self.named_barriers = uses_named_barriers(kernel)
+        if self.named_barriers:  # (warps' shared-memory order is tracked by warp: no batching)
+            self.batch_loops = False
         self._scheduler = None
         # gpu.func attributions: workgroup ones are shared buffers, private ones per thread
         for arg in getattr(kernel, "workgroup_arguments", ()):
@@ -246,9 +263,10 @@ class Machine:
             self.step_limit(block)
         outer_full = self.full
         self.full = count == self.chunk.threads
+        weight = self.weight
         try:
             for handler, op in steps:
-                stats.ops += 1
+                stats.ops += weight
                 stats.thread_instructions += count
                 if handler is None:
                     # terminators: yielded values; scf.condition gives [condition, *args]
@@ -257,6 +275,54 @@ class Machine:
             return None
         finally:
             self.full = outer_full
+
+    @contextmanager
+    def repeated_slots(self, times: int, ordered: list[Buffer] = ()) -> Iterator[None]:
+        """Run ops over this chunk's thread slots ``times`` over (:meth:`Chunk.repeated`),
+        each op counting ``times`` executions: iterations side by side
+        (:mod:`~layoutkit.backends.simt.batching`). Caches shaped by the slots are kept per chunk.
+        Stores to the ``ordered`` buffers keep the latest iteration's value
+        (:meth:`latest_stores`)."""
+        saved = self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered
+        self._epoch += 1 << 32
+        self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads)
+                                           for b in ordered}}
+        self.chunk = self.chunk.repeated(times)
+        self._bases, self.thread_ids = self._slot_caches.setdefault(self.chunk, ({}, {}))
+        self.weight *= times
+        try:
+            yield
+        finally:
+            self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered = saved
+
+    def _owners(self, buffer: Buffer) -> np.ndarray:
+        """Per element of ``buffer``'s data, the order key of the last batched store to it."""
+        key = ("owners", id(buffer))
+        hit = self.cache.get(key)
+        if hit is None or hit[0] is not buffer:
+            hit = self.cache[key] = (buffer, np.zeros(buffer.data.size, np.int64))
+        return hit[1]
+
+    def latest_stores(self, buffer: Buffer, ids, loc: np.ndarray, value: np.ndarray):
+        """(locations, values) of a store of rows ``value`` at data locations ``loc`` by
+        slots ``ids`` (None: all) to keep, the order of a batched loop's iterations applied:
+        an element takes the value of the latest iteration storing it (iteration j of a
+        batch is slots j * T .. j * T + T - 1). Two stores of one iteration, the later wins;
+        of iterations 3 and 1, iteration 3's whichever op stored last. Unchanged for other
+        buffers."""
+        entry = self.ordered.get(id(buffer))
+        if entry is None or entry[0] is not buffer or not loc.size:
+            return loc, value
+        _, owners, epoch, base = entry
+        slots = self.chunk.slots if ids is None else ids
+        key = epoch + slots // base
+        if loc.ndim > 1:  # (repeated per element: a broadcast (n, 1) column is slow)
+            key = np.repeat(key, loc[0].size).reshape(loc.shape)
+        keep = key >= owners[loc]
+        if not keep.all():
+            loc, value, key = loc[keep], np.broadcast_to(value, keep.shape)[keep], key[keep]
+        owners[loc] = key
+        return loc, value
 
     def step_limit(self, block: Block) -> None:
         """Stop the run: it executed more ops than ``max_steps`` (the op owning ``block``,
@@ -318,10 +384,13 @@ class Machine:
         data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see ops.memref.load
         return Buffer(name, "private", shape, data, str(type_))
 
-    def addresses(self, op, buffer: Buffer, indices, vshape, mask, rows: bool = False) -> np.ndarray:
+    def addresses(self, op, buffer: Buffer, indices, vshape, mask, rows: bool = False,
+                  starts: bool = False) -> np.ndarray:
         """Flat element offsets, shape (threads or 1, *vshape), of an access; with ``rows``,
         only the offsets of the vector's rows (its elements whose last index is 0), shape
-        (threads or 1, *vshape[:-1]): each row is vshape[-1] consecutive elements.
+        (threads or 1, *vshape[:-1]): each row is vshape[-1] consecutive elements; with
+        ``starts``, only each thread's first element, shape (threads or 1,) (:meth:`spread`
+        adds the rest).
 
         Checks bounds for active threads: each index within its dimension, and a vector
         access of shape (..., n) starting at index i in the last dims within them too.
@@ -357,22 +426,39 @@ class Machine:
         if suspect:
             self._check_bounds(op, buffer, indices, vshape, mask)
         if flat is None:  # uniform: the vector's offsets (1, *vshape) moved to the start
+            if starts:
+                return np.array([start], np.int64)
             offsets = self._vector_offsets(buffer, vshape, 1)
             return (offsets[..., 0] if rows and vshape else offsets) + start
         if start:
             flat = flat + start
-        spread = vshape[:-1] if rows else vshape
-        if spread:
-            n = flat.shape[0]
-            offsets = self._vector_offsets(buffer, vshape, 1)
-            if not rows and n * offsets.size <= _SMALL_REPEAT:
-                # repeat + add on equal shapes: numpy's broadcast over a short inner axis is
-                # slow on small arrays (np.repeat is slow on big ones)
-                offsets = self._vector_offsets(buffer, vshape, n)
-                flat = np.repeat(flat, offsets[0].size).reshape(offsets.shape) + offsets
-            else:
-                flat = flat.reshape((n,) + (1,) * len(spread)) + (offsets[..., 0] if rows else offsets)
-        return flat
+        if starts:
+            return flat
+        if rows and len(vshape) > 1:
+            offsets = self._vector_offsets(buffer, vshape, 1)[..., 0]
+            return flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
+        return flat if rows else self.spread(flat, buffer, vshape)
+
+    def spread(self, starts: np.ndarray, buffer: Buffer, vshape: tuple[int, ...], scale: int = 1) -> np.ndarray:
+        """The locations (n, *vshape) of the vectors of ``buffer`` starting at ``starts``
+        (n,), each element's offset from the start times ``scale`` (private memory's
+        (elements, threads) data: the threads). Example: starts [0, 8] of memref<4x8xf32>,
+        vector<2xf32> -> [[0, 1], [8, 9]].
+
+        Each start repeated, plus the offsets repeated n times (kept): adds of equal shapes,
+        as numpy's broadcast of (n, 1) over a short axis is several times slower.
+        """
+        if not vshape:
+            return starts
+        n = starts.shape[0]
+        key = (buffer.strides, vshape, n, scale)
+        offsets = self._offsets.get(key)
+        if offsets is None:
+            offsets = self._vector_offsets(buffer, vshape, 1)[0] * scale
+            if n * offsets.size > _SMALL_REPEAT:  # (big ones are not kept)
+                return starts.reshape((n,) + (1,) * len(vshape)) + offsets
+            offsets = self._offsets[key] = np.ascontiguousarray(np.broadcast_to(offsets, (n, *vshape)))
+        return np.repeat(starts, offsets[0].size).reshape(offsets.shape) + offsets
 
     def _largest(self, index: np.ndarray) -> int:
         """The largest of a per-thread index read as unsigned (a negative one is huge).
@@ -533,13 +619,15 @@ class Machine:
             answer = self._widths[key] = bool(np.array_equal(offsets, np.arange(offsets.size)))
         return answer
 
-    def private_columns(self, ndim: int) -> np.ndarray:
-        """Each thread's column of private data, shaped (threads, 1, ...) to ``ndim`` dims."""
-        key = ("private columns", ndim)
-        columns = self._bases.get(key)
-        if columns is None:
-            columns = self._bases[key] = np.arange(self.chunk.threads).reshape((-1,) + (1,) * (ndim - 1))
-        return columns
+    def private_locations(self, buffer: Buffer, starts: np.ndarray, vshape: tuple[int, ...],
+                          ids: np.ndarray | None = None) -> np.ndarray:
+        """Flat locations (n, *vshape) in private ``buffer``'s (elements, columns) data of the
+        vectors starting at element offsets ``starts`` (one per thread slot, or per slot of
+        ``ids``): ``offset * columns + column``, formed per thread and then spread over the
+        vector. Example: 128 columns, slot 3, vector<2xf32> at offset 5 -> [643, 771]."""
+        width = buffer.data.shape[1]
+        columns = self.chunk.column if ids is None else self.chunk.column[ids]
+        return self.spread(starts * width + columns, buffer, vshape, width)
 
     def transfer_owner(self, buffer: Buffer, flat: np.ndarray):
         threads = self.chunk.threads

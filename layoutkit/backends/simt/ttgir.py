@@ -92,6 +92,8 @@ def tensor_type(type_: Attribute) -> TensorType | None:
 class TritonMachine(Machine):
     """The machine running a ``tt.func``: pointer arguments are ``buffers``."""
 
+    batches_loops = False  # its tensors are distributed values: loops run one iteration at a time
+
     def __init__(self, kernel, chunk: Chunk, values: list, stats: Stats, buffers: list[Buffer]):
         super().__init__(kernel, chunk, values, stats)
         self.buffers = buffers

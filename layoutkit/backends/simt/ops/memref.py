@@ -86,7 +86,15 @@ def load(m, op, mask) -> None:
             for n in vshape:
                 size *= n
             rows = buffer.data[start:start + size]
+            if rows.shape[1] != m.chunk.threads:  # thread slots repeated (loop batching)
+                rows = rows[:, m.chunk.column]
             env[result] = rows.T.copy().reshape((rows.shape[1], *vshape)) if vshape else rows[0].copy()
+            return
+        starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
+        if starts.shape[0] != 1:
+            if not m.full:  # (inactive threads may be out of bounds: read element 0)
+                starts = np.where(mask, starts, 0)
+            env[result] = np.take(buffer.data.reshape(-1), m.private_locations(buffer, starts, vshape))
             return
     elif vshape and vshape[-1] >= ROW_ACCESS:
         _load_rows(m, op, buffer, indices, vshape, mask, result)
@@ -96,6 +104,8 @@ def load(m, op, mask) -> None:
         if space == "private":
             # private data is (elements, threads): the elements' rows, threads last
             rows = buffer.data[flat[0]]  # a vector index copies; a scalar one is a view
+            if rows.shape[-1] != m.chunk.threads:  # thread slots repeated (loop batching)
+                rows = rows[..., m.chunk.column]
             env[result] = threads_first(rows) if vshape else rows.copy()
             return
         if space == "global":
@@ -110,10 +120,6 @@ def load(m, op, mask) -> None:
         env[result] = buffer.data[flat]
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
-        return
-    if space == "private":
-        threads = m.private_columns(flat.ndim)
-        env[result] = buffer.data[flat, threads]
         return
     loc = m.shared_location(buffer, flat)
     env[result] = buffer.data.reshape(-1)[loc]
@@ -162,9 +168,17 @@ def store(m, op, mask) -> None:
                 size *= n
             buffer.data[start:start + size] = value.reshape(value.shape[0], size).T
             return
-    flat = m.addresses(op, buffer, indices, vshape, mask)
     threads = m.chunk.threads
     ids = None if m.full else np.flatnonzero(mask)
+    if space == "private":
+        starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
+        if starts.shape[0] != 1:
+            value = full(value, threads)
+            if ids is not None:
+                starts, value = starts[ids], value[ids]
+            buffer.data.reshape(-1)[m.private_locations(buffer, starts, vshape, ids)] = value
+            return
+    flat = m.addresses(op, buffer, indices, vshape, mask)
     if space == "private" and flat.shape[0] == 1:
         if ids is None:  # (a uniform value broadcasts over the threads)
             buffer.data[flat[0]] = threads_last(value)
@@ -178,16 +192,18 @@ def store(m, op, mask) -> None:
         flat = full(flat, threads)[ids]
         value = full(value, threads)[ids]
     if space == "global":
-        buffer.data[flat] = value
+        if m.ordered:
+            written, value = m.latest_stores(buffer, ids, flat, value)
+            buffer.data[written] = value
+        else:
+            buffer.data[flat] = value
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
         return
-    if space == "private":
-        columns = m.private_columns(flat.ndim) if ids is None else ids.reshape((-1,) + (1,) * (flat.ndim - 1))
-        buffer.data[flat, columns] = value
-        return
     loc = m.shared_location(buffer, flat, ids)
     m.shared_access(op, buffer, "store", ids, flat, loc)
+    if m.ordered:
+        loc, value = m.latest_stores(buffer, ids, loc, value)
     buffer.data.reshape(-1)[loc] = value
 
 

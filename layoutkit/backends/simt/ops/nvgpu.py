@@ -3,6 +3,8 @@ multiplied with the hardware's rounding (:mod:`layoutkit.backends.simt.mma`)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from layoutkit.backends.simt import mma as mma_fragments
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles
@@ -24,7 +26,22 @@ def mma(m, op, mask) -> None:
     a = full(env[a_value], threads)
     b = full(env[b_value], threads)
     c = full(env[c_value], threads)
-    cached = m.cache.get("mma_a")  # (A fragments, shape, their matrices): reused while A is
-    if cached is None or cached[0] is not a or cached[1] != shape:
-        cached = m.cache["mma_a"] = (a, shape, mma_fragments.gather_matrices(a, shape, "a"))
-    env[result] = mma_fragments.mma(a, b, c, shape, a_matrices=cached[2])
+    env[result] = mma_fragments.mma(a, b, c, shape, a_matrices=_a_matrices(m, a, shape))
+
+
+def _a_matrices(m, a, shape):
+    """The per-warp A matrices of fragments ``a``, kept while the same A is used (an A
+    fragment is typically reused by several instructions); of a value repeated for a
+    batched loop, its original's matrices repeated."""
+    cached = m.cache.get("mma_a")  # (A fragments, shape, their matrices)
+    if cached is not None and cached[0] is a and cached[1] == shape:
+        return cached[2]
+    source = m.repeated.get(id(a))
+    if source is not None and source[0] is a:
+        base, times = source[1], source[2]
+        base = full(base, a.shape[0] // times)
+        matrices = np.tile(_a_matrices(m, base, shape), (times, 1, 1))
+    else:
+        matrices = mma_fragments.gather_matrices(a, shape, "a")
+    m.cache["mma_a"] = (a, shape, matrices)
+    return matrices

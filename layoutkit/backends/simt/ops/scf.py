@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects import scf
 
+from layoutkit.backends.simt import batching
 from layoutkit.backends.simt.machine import expand, full, uses_named_barriers
 from layoutkit.backends.simt.ops import tensor as tensor_ops
 from layoutkit.backends.simt.registry import handles, terminates
@@ -54,7 +55,10 @@ def for_(m, op, mask) -> None:
     if lb.shape[0] == 1 and ub.shape[0] == 1 and step.shape[0] == 1:
         if step[0] <= 0:
             m.fail(op, f"step must be positive, got {step[0]}")
-        for i in range(int(lb[0]), int(ub[0]), int(step[0])):
+        ivs = range(int(lb[0]), int(ub[0]), int(step[0]))
+        if m.batch_loops and len(ivs) > 1 and batching.run(m, op, mask, ivs, lb.dtype):
+            return
+        for i in ivs:
             m.env[iv_arg] = np.array([i], lb.dtype)
             for arg, v in zip(carried_args, carried):
                 m.env[arg] = v

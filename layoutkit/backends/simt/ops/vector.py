@@ -157,7 +157,7 @@ def insert(m, op, mask) -> None:
     if index is not None:  # a static position: one copy of dest, one assignment
         threads = max(src.shape[0], dest.shape[0])
         out = dest.copy() if dest.shape[0] == threads else dest.repeat(threads, 0)
-        out[index] = src
+        _assign(out, index, src)
         env[result] = out
         return
     position = _positions(m, op, vector_shape(op.dest.type), mask)
@@ -165,6 +165,23 @@ def insert(m, op, mask) -> None:
     out = np.array(full(dest, threads))
     out[_per_thread(position, threads)] = src
     m.env[op.result] = out
+
+
+_WORDS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _assign(out: np.ndarray, index: tuple, src: np.ndarray) -> None:
+    """``out[index] = src`` for a static position ``index`` = (all threads, p0, ...) of a
+    C-contiguous ``out`` (threads, *shape). A sub-vector of 2, 4 or 8 bytes is copied as one
+    word per thread (numpy copies a short strided block per thread several times slower).
+    Example: vector<2xf16> into row 1 of vector<4x2xf16>: word 1 of 4 uint32 per thread."""
+    size = out[(0, *index[1:])].size if out.shape[0] else 0
+    word = _WORDS.get(size * out.itemsize)
+    if word is None or src.dtype != out.dtype or not (out.flags.c_contiguous and src.flags.c_contiguous):
+        out[index] = src
+        return
+    position = int(np.ravel_multi_index(index[1:] + (0,) * (out.ndim - len(index)), out.shape[1:])) // size
+    out.reshape(out.shape[0], -1).view(word)[:, position] = src.reshape(src.shape[0], size).view(word)[:, 0]
 
 
 def _combine(kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,0 +1,188 @@
+"""Loop batching: the iterations of an ``scf.for`` that cannot see each other run side by
+side, as more thread slots, so each op of the body runs once instead of once per iteration.
+
+A loop of J iterations over a chunk of T thread slots runs its body once over J * T slots
+(:meth:`Chunk.repeated <layoutkit.backends.simt.launch.Chunk.repeated>`): slot ``j * T + t``
+is thread slot t in iteration j, its induction variable ``lb + j * step``. Values from
+outside the loop are repeated J times; a repeated slot reads and writes its thread's
+private memory (iterations touch different elements of what they store to). Ops and thread-instructions count J times, as run one
+after another; bank wavefronts and sectors are summed per warp instruction, and iteration
+j's warps are warps of their own, so those counts are the sequential run's too.
+
+Iterations run in the sequential order's place only when nothing one iteration writes is
+seen by another, proved from the IR (``plan``) and the buffers at run time (``run``):
+
+- the body holds only ops that act per thread or per warp (``arith``, memref and vector
+  loads and stores, ``vector.insert``/``extract``, ``nvgpu.mma.sync``, nested ``scf.for``):
+  no barrier, no allocation, no region that depends on other iterations;
+- the loop has constant bounds, no loop-carried values and every memref it accesses comes
+  from outside it;
+- each memref the body stores to is either *iteration-private*: every access to it has
+  the induction variable as the index of one and the same dimension outside the vector
+  (iteration j touches only coordinate ``lb + j * step`` there), or *written only*: stores
+  directly in the body and no load of it. One store lands in iteration-major,
+  thread-minor order, the sequential order; with several, each element keeps the value
+  of the latest iteration that stored it (:meth:`Machine.latest_stores`), as when run in
+  order;
+- at run time, a stored memref's buffer shares no memory with another accessed memref's.
+
+Example: ``scf.for %ni = 0 to 8 { ... %c = vector.load %acc[%mi, %ni, 0, 0] ...
+vector.store %d, %acc[%mi, %ni, 0, 0] }`` over 128 threads runs each op once over 1024
+slots. A run that fails reports the same thread, though with several faults in different
+iterations it may name a later iteration's fault first. Kernels with named barriers
+(:mod:`~layoutkit.backends.simt.fibers`) are not batched. ``batch_loops=False`` runs every
+loop one iteration at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import memref, scf, vector
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from layoutkit.ir.dialects.upstream import nvgpu
+
+MAX_BATCH_SLOTS = 1 << 15  # thread slots of one batched run of a body (J * T)
+# loops run over more slots than this are not batched: their ops' time is already in their
+# elements (a 64-block mma matmul ran 1.6x slower batched), not in the per-op overhead
+MAX_LOOP_SLOTS = 1 << 11
+
+_ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
+_STORES = (memref.StoreOp, vector.StoreOp)
+_PER_THREAD = (*_ACCESSES, vector.InsertOp, vector.ExtractOp, nvgpu.MmaSyncOp, scf.ForOp, scf.YieldOp)
+_KEY = "batch plan"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a batched run of one loop needs: the values from outside its body, its
+    accessed memrefs, and for each stored memref the dimension its induction variable
+    indexes (None: written once)."""
+
+    outer: tuple[SSAValue, ...]
+    accessed: tuple[SSAValue, ...]
+    stored: tuple[tuple[SSAValue, int | None], ...]
+    ordered: tuple[SSAValue, ...]  # written only, by several stores: latest iteration wins
+    ops: int  # ops of the body (nested ones once): a lower bound of one iteration's count
+
+
+def _inside(loop: Operation, value: SSAValue) -> bool:
+    owner = value.owner
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    return op is not None and loop.is_ancestor(op)
+
+
+def plan(loop: scf.ForOp) -> Plan | None:
+    """The batching plan of ``loop``, or None when its iterations may see each other."""
+    if loop.iter_args:
+        return None
+    iv = loop.body.blocks[0].args[0]
+    outer: dict[SSAValue, None] = {}
+    uses: dict[SSAValue, list[tuple[Operation, set[int]]]] = {}
+    for op in loop.body.walk():
+        if not isinstance(op, _PER_THREAD) and not op.name.startswith("arith."):
+            return None
+        if isinstance(op, scf.ForOp) and (op.iter_args or any(
+                _inside(loop, v) for v in (op.lb, op.ub, op.step))):
+            return None  # (bounds from inside could differ by iteration: other op counts)
+        for operand in op.operands:
+            if not _inside(loop, operand):
+                outer.setdefault(operand)
+        if isinstance(op, _ACCESSES):
+            ref = op.operands[0] if isinstance(op, memref.LoadOp | vector.LoadOp) else op.operands[1]
+            if _inside(loop, ref) or not isinstance(ref.type, MemRefType):
+                return None
+            vector_rank = len(op.results[0].type.get_shape()) if isinstance(op, vector.LoadOp) else (
+                len(op.operands[0].type.get_shape()) if isinstance(op, vector.StoreOp) else 0)
+            lead = len(op.indices) - vector_rank
+            dims = {d for d, index in enumerate(op.indices) if index is iv and d < lead}
+            uses.setdefault(ref, []).append((op, dims))
+    stored, ordered = [], []
+    for ref, accesses in uses.items():
+        stores = [op for op, _ in accesses if isinstance(op, _STORES)]
+        if not stores:
+            continue
+        common = set.intersection(*(dims for _, dims in accesses))
+        if common:
+            stored.append((ref, min(common)))
+        elif len(stores) == len(accesses) and all(store.parent_op() is loop for store in stores):
+            stored.append((ref, None))
+            if len(stores) > 1:
+                ordered.append(ref)
+        else:
+            return None
+    return Plan(tuple(outer), tuple(uses), tuple(stored), tuple(ordered), sum(1 for _ in loop.body.walk()))
+
+
+def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
+    """Run ``loop`` over induction values ``ivs`` batched; False (nothing run) when it
+    may not be."""
+    cached = m.static.get((_KEY, loop), False)
+    if cached is False:
+        cached = m.static[(_KEY, loop)] = plan(loop)
+    stats = m.stats
+    if cached is None or stats.ops + len(ivs) * cached.ops > stats.max_steps:
+        return False  # (a loop reaching the step limit runs one iteration at a time: exact count)
+    threads = m.chunk.threads
+    if threads > MAX_LOOP_SLOTS:
+        return False
+    group = min(len(ivs), MAX_BATCH_SLOTS // threads)
+    if group < 2:
+        return False
+    env = m.env
+    buffers = {ref: env[ref] for ref in cached.accessed}
+    for ref, dim in cached.stored:
+        buffer = buffers[ref]
+        if buffer.space == "private" and dim is None:
+            return False
+        for other_ref, other in buffers.items():
+            if other_ref is not ref and (other is buffer or np.may_share_memory(other.data, buffer.data)):
+                return False
+    body = loop.body.blocks[0]
+    iv_arg = body.args[0]
+    saved = {v: env[v] for v in cached.outer}
+    mine: list[int] = []  # this run's entries of m.repeated
+    try:
+        for first in range(0, len(ivs), group):
+            values = ivs[first:first + group]
+            times = len(values)
+            for v, value in saved.items():
+                if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1:
+                    wide = env[v] = _repeat(m, value, times)
+                    m.repeated[id(wide)] = (wide, value, times)
+                    mine.append(id(wide))
+            with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
+                env[iv_arg] = np.repeat(np.asarray(values, dtype), threads)
+                m.run_block(body, _repeat(m, mask, times))
+    finally:
+        env.update(saved)
+        for key in mine:
+            m.repeated.pop(key, None)
+    return True
+
+
+KEPT_BYTES = 1 << 25  # repeated values kept per machine (see _repeat), in bytes
+
+
+def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
+    """``value`` (threads, ...) repeated ``times`` over along the threads. Values are never
+    written in place, so a repeat is kept by the value's identity (holding the value, so
+    its id is not reused): a loop's values from outside, such as the thread's lane, are
+    the same arrays each time the loop runs. At most ``KEPT_BYTES`` are kept."""
+    key = ("repeat", id(value), times)
+    kept = m.cache.get(key)
+    if kept is not None and kept[0] is value:
+        return kept[1]
+    wide = np.tile(value, (times,) + (1,) * (value.ndim - 1))
+    total = m.cache.get("repeated bytes", 0) + wide.nbytes
+    if total > KEPT_BYTES:
+        for old in [k for k in m.cache if isinstance(k, tuple) and k and k[0] == "repeat"]:
+            del m.cache[old]
+        total = wide.nbytes
+    m.cache["repeated bytes"] = total
+    if wide.nbytes <= KEPT_BYTES:
+        m.cache[key] = (value, wide)
+    return wide
