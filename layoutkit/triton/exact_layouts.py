@@ -31,7 +31,9 @@ blocked layouts from the pointers' axis info (Triton's rule: ``sizePerThread`` t
 width along the most contiguous dim, order by contiguity; a half-vector variant; a per-thread
 2-D tile that serves a transposed access too; the rule with lanes moved off the contiguous
 dim, :func:`_lanes_moved`), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every warp
-split that fits; on cuda:90 also Triton's v3 choice, operands as :class:`SharedOperand`), a reduction's operand with the reduced axis in registers
+split that fits; on cuda:90 also Triton's v3 choice, operands as :class:`SharedOperand`; on
+hip:gfx942 Triton's ``#ttg.amd_mfma`` choice and its other warp splits instead), a reduction's
+operand with the reduced axis in registers
 (:func:`lift_blocked`) -- and whatever the requirements carry between neighbours, at most
 :data:`MAX_CANDIDATES` each.
 

@@ -333,3 +333,16 @@ def test_gfx942_dots_take_amd_mfma_with_tritons_instruction(kernel):
     golden_widths = set(re.findall(r"kWidth = (\d+)", golden))
     assert set(re.findall(r"parent = #ttg\.amd_mfma<[^>]*>, kWidth = (\d+)", text)) == golden_widths
     assert not re.search(r"dot_op<\{opIdx = \d, parent = #ttg\.blocked", text)
+
+
+def test_gfx942_pipeline_takes_tritons_wavefront_of_64_lanes_by_default():
+    """Without ``threads-per-warp`` the pipeline compiles for the target's warp size, as the
+    module real Triton built for gfx942 says (its golden input: 64 lanes)."""
+    import re
+
+    golden = (PASSES / "vector_add" / "hip-gfx942" / "00-input.ttgir").read_text()
+    lanes = int(re.search(r'"ttg.threads-per-warp" = (\d+)', golden).group(1))
+    module = parse_module((FRONTEND / "vector_add" / "kernel.ttir").read_text())
+    pass_class("triton-gpu-pipeline")(target="hip:gfx942", num_warps=4).apply(make_context(), module)
+    assert f'"ttg.threads-per-warp" = {lanes} : i32' in str(module)
+    assert totals(module) == totals(exact("vector_add", "hip:gfx942"))  # the same as with 64 given
