@@ -339,6 +339,73 @@ def reshape_layout(layout: Any, shape: tuple[int, ...], new_shape: tuple[int, ..
         return None
 
 
+def widen_vector(layout: Any, shape: tuple[int, ...], dim: int, width: int) -> Any | None:
+    """``layout`` with lane bases along ``dim`` exchanged for register bases that are not, so
+    each thread holds ``width`` consecutive elements along ``dim`` (its first registers): a
+    layout a global access can use at full vector width, one lane/register exchange away from
+    ``layout`` (shuffles, not shared memory). None when it already does or cannot. Worked
+    example: ``amd_mfma [2, 2] 32x32`` transposed on 64x64 holds 4 consecutive columns (register
+    bases (0, 1), (0, 2), (0, 8), (0, 16); lane 5 is (0, 4)); for 8: register (0, 8) and lane
+    (0, 4) swap, registers (0, 1), (0, 2), (0, 4), (0, 16), lane 5 (0, 8)."""
+    if width < 2 or width & (width - 1) or isinstance(layout, BlockedEncoding):
+        return None
+    try:
+        linear = layout.to_linear_layout(tuple(shape))
+    except (LayoutError, ValueError, TypeError, AttributeError, NotImplementedError):
+        return None
+    rank = len(shape)
+    if linear.out_dim_names != [f"dim{d}" for d in range(rank)]:
+        return None
+    regs = [tuple(b) for b in linear.bases.get("register", [])]
+    lanes = [tuple(b) for b in linear.bases.get("lane", [])]
+    units = [tuple(1 << i if d == dim else 0 for d in range(rank)) for i in range(width.bit_length() - 1)]
+    if regs[:len(units)] == units:
+        return None
+    for unit in units:
+        if unit in regs:
+            continue
+        spare = [i for i, r in enumerate(regs) if r not in units]
+        if unit not in lanes or not spare:
+            return None
+        lanes[lanes.index(unit)], regs[spare[0]] = regs[spare[0]], unit  # the lanes stay adjacent
+    regs = units + [r for r in regs if r not in units]
+    try:
+        return LinearEncoding(tuple(regs), tuple(lanes), tuple(map(tuple, linear.bases.get("warp", []))),
+                              tuple(map(tuple, linear.bases.get("block", []))))
+    except (LayoutError, ValueError):
+        return None
+
+
+def drop_replicas(layout: Any, shape: tuple[int, ...]) -> Any | None:
+    """``layout`` with its broadcast lane and warp bases (zero: threads holding the same
+    elements) given the last register bases instead: every thread keeps a subset of its
+    registers, so converting to it moves no data, and a global access of it issues no
+    duplicate instructions. None for a blocked layout or one without replicas. Worked
+    example: ``amd_mfma [4, 1] 32x32`` on 32x64 (every warp holds the whole tile; registers
+    (0, 1), (0, 2), (0, 8), (0, 16), (0, 32)) gives warps (0, 32), (0, 16) and 8 registers."""
+    if isinstance(layout, BlockedEncoding):
+        return None
+    try:
+        linear = layout.to_linear_layout(tuple(shape))
+    except (LayoutError, ValueError, TypeError, AttributeError, NotImplementedError):
+        return None
+    if linear.out_dim_names != [f"dim{d}" for d in range(len(shape))]:
+        return None
+    bases = {name: [tuple(b) for b in linear.bases.get(name, [])] for name in ("register", "lane", "warp", "block")}
+    changed = False
+    for name in ("lane", "warp"):
+        for i, basis in enumerate(bases[name]):
+            if not any(basis) and bases["register"]:
+                bases[name][i] = bases["register"].pop()
+                changed = True
+    if not changed:
+        return None
+    try:
+        return LinearEncoding(*(tuple(bases[n]) for n in ("register", "lane", "warp", "block")))
+    except (LayoutError, ValueError):
+        return None
+
+
 def lift_blocked(layout: Any, axis: int) -> Any | None:
     """A blocked layout one dim larger whose ``#ttg.slice`` on ``axis`` is ``layout`` as a
     function: the new dim has one thread and one warp (each thread holds the whole axis in
@@ -609,6 +676,7 @@ class ExactLayouts:
         self.total = 0.0
         self.solver = ""
         self.replicated: list[str] = []
+        self.vectors: dict[int, tuple[int, int]] = {}  # a store's variable -> (dim, vector width)
 
     # -- building ---------------------------------------------------------------------------
     def variable(self, value: SSAValue, pinned: bool = False) -> int:
@@ -769,6 +837,7 @@ class ExactLayouts:
                 v.add(layout, origin)
             v.access.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
                                              _shape(ptr), v.dtype))
+            self.vectors[index] = self.vector(ptr)
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
             return
@@ -835,6 +904,17 @@ class ExactLayouts:
         self.fixed_uses(op)
 
     # -- anchors ----------------------------------------------------------------------------
+    def vector(self, ptr: SSAValue) -> tuple[int, int]:
+        """(the most contiguous dim, Triton's vector width there) of an access through ``ptr``."""
+        from layoutkit.triton.axis_walk import pointee_bytes
+
+        info, shape = self.infos.get(ptr), _shape(ptr)
+        if info is None or not shape:
+            return 0, 1
+        dim = min(range(len(shape)), key=lambda d: (-info.contiguity[d], -d))
+        per_thread = max(1, math.prod(shape) // self.threads)
+        return dim, max(1, min(ax.vector_limit(info, pointee_bytes(ptr)), per_thread))
+
     def coalesced(self, op: Operation, ptr: SSAValue) -> list[tuple[Any, str]]:
         """Triton's coalesced blocked layout for the access (vector along the most contiguous
         dim, order by contiguity), a half-vector variant, and 2-D per-thread tiles."""
@@ -1007,6 +1087,19 @@ class ExactLayouts:
         (one L1 wavefront per instruction, a broadcast), so its accesses are priced like any
         instruction instead: loading 16 floats into every thread (4 vector loads) is cheaper
         than 15 shuffles spreading them from 16 lanes (``outer3_reduce``)."""
+        for index, (dim, width) in self.vectors.items():  # one exchange or none from a candidate
+            v = self.variables[index]
+            for layout, origin in list(zip(v.candidates, v.origins)):
+                single = drop_replicas(layout, v.shape)
+                found = [(single, f"{origin}, replicas dropped"),
+                         (widen_vector(layout, v.shape, dim, width), f"{origin}, {width}-wide vectors")]
+                if single is not None:
+                    found.append((widen_vector(single, v.shape, dim, width),
+                                  f"{origin}, replicas dropped, {width}-wide vectors"))
+                for wide, label in found:
+                    if wide is not None and wide not in v.candidates and _fits(wide, v.shape):
+                        v.candidates.append(wide)
+                        v.origins.append(label)
         for v in self.variables:
             if v.access and math.prod(v.shape) < self.threads:  # replicated in any layout: see above
                 v.access = [lambda c, f=f: BROADCAST_ACCESS_WEIGHT * f(c) for f in v.access]

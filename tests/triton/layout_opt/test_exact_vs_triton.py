@@ -276,16 +276,8 @@ def test_without_a_better_tile_the_chain_is_computed_unreplicated_and_converted(
 
 # -- gfx942 (hip:gfx942, 4 warps of 64 lanes): Triton's amd_mfma as exact's dot candidates ------
 
-#: where exact is not at or below Triton on both measures yet (strict: they fail today)
-GFX942_WORSE = {
-    "matmul_64x64x32": "exact stores the 64x64xf16 result coalesced (2 global instructions per thread, "
-                       "256/256 sectors) after an amd_mfma -> blocked convert costing 135, where Triton stores "
-                       "straight from amd_mfma (4 instructions, 512/256 sectors); the measure counts the convert, "
-                       "not the sectors: conversion 375 against 279 (global 4 against 6)",
-    "dot_tf32_epilogue": "exact stores the 32x64xf32 epilogue coalesced (2 instructions per thread, 256 sectors) "
-                         "after an amd_mfma -> blocked convert costing 139, where Triton stores from amd_mfma "
-                         "(8 instructions, 1024 sectors): conversion 639 against 524 (global 13 against 19)",
-}
+#: where exact is not at or below Triton on both measures yet (strict xfails): none
+GFX942_WORSE: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("kernel", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=GFX942_WORSE[k]))
@@ -346,3 +338,43 @@ def test_gfx942_pipeline_takes_tritons_wavefront_of_64_lanes_by_default():
     pass_class("triton-gpu-pipeline")(target="hip:gfx942", num_warps=4).apply(make_context(), module)
     assert f'"ttg.threads-per-warp" = {lanes} : i32' in str(module)
     assert totals(module) == totals(exact("vector_add", "hip:gfx942"))  # the same as with 64 given
+
+
+def _owners(layout, shape) -> list[set[int]]:
+    """Per thread (lane, warp), the row-major indices of the elements it holds."""
+    table = layout.table(tuple(shape))
+    flat = np.ravel_multi_index(tuple(np.moveaxis(table, -1, 0)), tuple(shape))  # (register, lane, warp, block)
+    return [set(flat[:, lane, warp].reshape(-1).tolist()) for lane in range(flat.shape[1])
+            for warp in range(flat.shape[2])]
+
+
+def test_drop_replicas_keeps_a_subset_of_every_threads_registers_and_each_element_once():
+    from layoutkit.layouts.triton.amd import AmdMfmaEncoding
+    from layoutkit.triton.exact_layouts import drop_replicas, widen_vector
+
+    mfma, shape = AmdMfmaEncoding(3, (4, 1), (32, 32, 4), True), (32, 64)
+    single = drop_replicas(mfma, shape)
+    before, after = _owners(mfma, shape), _owners(single, shape)
+    assert all(a <= b for a, b in zip(after, before))  # no data moves
+    assert sorted(e for owned in after for e in owned) == list(range(32 * 64))  # each element once
+    assert drop_replicas(single, shape) is None and widen_vector(single, shape, 1, 4) is None  # already 4 wide
+
+
+@pytest.mark.parametrize(("instr", "warps", "shape", "width"), [
+    ((32, 32, 8), (2, 2), (64, 64), 8), ((16, 16, 16), (2, 2), (64, 64), 8), ((32, 32, 8), (4, 1), (128, 64), 8),
+])
+def test_widen_vector_gives_each_thread_a_full_vector_of_the_same_elements_overall(instr, warps, shape, width):
+    from layoutkit.analysis.access import global_access
+    from layoutkit.layouts.triton.amd import AmdMfmaEncoding
+    from layoutkit.triton.exact_layouts import widen_vector
+
+    mfma = AmdMfmaEncoding(3, warps, instr, True)
+    wide = widen_vector(mfma, shape, 1, width)
+    table = wide.table(shape)  # the first `width` registers: consecutive columns of one row
+    np.testing.assert_array_equal(table[1:width, ..., 1] - table[:1, ..., 1],
+                                  np.broadcast_to(np.arange(1, width).reshape(-1, *[1] * (table.ndim - 2)),
+                                                  table[1:width, ..., 1].shape))
+    np.testing.assert_array_equal(table[1:width, ..., 0], np.broadcast_to(table[:1, ..., 0], table[1:width, ..., 0].shape))
+    before = sorted(e for owned in _owners(mfma, shape) for e in owned)
+    assert sorted(e for owned in _owners(wide, shape) for e in owned) == before  # the same elements, as often
+    assert global_access(wide, shape, "f16").vector == width > global_access(mfma, shape, "f16").vector
