@@ -35,7 +35,8 @@ split that fits; on cuda:90 also Triton's v3 choice, operands as :class:`SharedO
 hip:gfx942 Triton's ``#ttg.amd_mfma`` choice and its other warp splits instead), a reduction's
 operand with the reduced axis in registers
 (:func:`lift_blocked`) -- and whatever the requirements carry between neighbours, at most
-:data:`MAX_CANDIDATES` each.
+:data:`MAX_CANDIDATES` each; a store's variable also gets, from each non-blocked candidate,
+the layouts one register exchange away (:func:`drop_replicas`, :func:`widen_vector`).
 
 Costs, in SM issue cycles per warp-instruction (the weights and their sources are at
 :data:`ELEMENTWISE_WEIGHT`): a requirement its producer does not meet costs its conversion
