@@ -9,7 +9,8 @@ the grid (``0 <= lo <= hi <= s``), pairwise without a common worker, and cover t
 How it is decided (never by sampling):
 
 - ``floordiv`` / ``ceildiv`` / ``mod`` by a constant: every variable ``v`` inside one is written
-  ``v = L h + r`` with ``L`` the product of the divisors and each residue ``r`` in ``[0, L)``;
+  ``v = L h + r`` with ``L`` the product of the divisors it is under and each residue ``r`` in
+  ``[0, L)``;
   per residue case every bound is linear in the ``h`` (e.g. ``s0 floordiv 2`` with ``s0 = 2h + 1``
   is ``h``), so the check splits into at most ``MAX_CASES`` linear problems.
 - Inside the grid and disjointness: a violation is an integer point of a system of linear
@@ -121,18 +122,19 @@ def linear(expr, env: list) -> dict:
     return _add(lhs, _div(lhs, c), -c)  # Mod
 
 
-def _divisors(expr, out: set) -> None:
-    """Divisors of ``expr`` and the dims/symbols under a division, into ``out``."""
-    for node in expr.dfs():
-        if isinstance(node, AffineBinaryOpExpr) and node.kind in (
-                AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.CeilDiv, AffineBinaryOpKind.Mod):
-            if isinstance(node.rhs, AffineConstantExpr) and node.rhs.value:
-                out.add(("c", abs(node.rhs.value)))
-            for leaf in node.lhs.dfs():
-                if isinstance(leaf, AffineDimExpr):
-                    out.add(("d", leaf.position))
-                elif isinstance(leaf, AffineSymExpr):
-                    out.add(("s", leaf.position))
+def _periods(exprs) -> dict:
+    """Per dim ``("d", k)`` / symbol ``("s", r)`` under a division: the product of the divisors
+    of the distinct divisions it is under (so nested divisions stay exact per residue)."""
+    divisions = {node for e in exprs for node in e.dfs() if isinstance(node, AffineBinaryOpExpr)
+                 and node.kind in (AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.CeilDiv, AffineBinaryOpKind.Mod)}
+    periods: dict = {}
+    for node in divisions:
+        c = abs(node.rhs.value) if isinstance(node.rhs, AffineConstantExpr) else 1
+        for leaf in set(node.lhs.dfs()):
+            if isinstance(leaf, (AffineDimExpr, AffineSymExpr)):
+                key = ("d" if isinstance(leaf, AffineDimExpr) else "s", leaf.position)
+                periods[key] = periods.get(key, 1) * max(c, 1)
+    return {k: p for k, p in periods.items() if p > 1}
 
 
 # ------------------------------------------------------------------ integer Fourier-Motzkin
@@ -211,18 +213,13 @@ class Partition:
 
     def __init__(self, maps: list, n: int, rank: int) -> None:
         self.maps, self.n, self.rank = maps, n, rank
-        found: set = set()
-        for amap in maps:
-            for e in amap.results:
-                _divisors(e, found)
-        self.period = 1
-        for kind, c in found:
-            if kind == "c":
-                self.period *= c
-        split = sorted(x for x in found if x[0] != "c")
-        self.split = split if self.period > 1 else []
-        if self.period ** len(self.split) > MAX_CASES:
-            raise Undecided(f"{self.period ** len(self.split)} residue cases")
+        self.periods = _periods([e for amap in maps for e in amap.results])
+        self.split = sorted(self.periods)
+        count = 1
+        for p in self.periods.values():
+            count *= p
+        if count > MAX_CASES:
+            raise Undecided(f"{count} residue cases")
         used = {r: sorted({e.position for amap in maps for e in _leaves(amap.results[2 * r:2 * r + 2])
                            if isinstance(e, AffineDimExpr)}) for r in range(rank)}
         self.chains = used
@@ -230,12 +227,12 @@ class Partition:
     def cases(self):
         """Per residue case: (env of linear forms over h-variables, domain rows, variables)."""
         names = [("d", k) for k in range(self.n)] + [("s", r) for r in range(self.rank)]
-        for residues in product(range(self.period), repeat=len(self.split)):
+        for residues in product(*(range(self.periods[v]) for v in self.split)):
             residue = dict(zip(self.split, residues))
             forms = {}
             for name in names:
                 if name in residue:
-                    forms[name] = {name: self.period, **_const(residue[name])}
+                    forms[name] = {name: self.periods[name], **_const(residue[name])}
                 else:
                     forms[name] = {name: 1}
             env = [[forms[("d", k)] for k in range(self.n)], [forms[("s", r)] for r in range(self.rank)]]
@@ -250,7 +247,7 @@ class Partition:
     def values(self, point: dict, residue: dict) -> tuple[list[int], list[int]]:
         def value(name):
             if name in residue:
-                return self.period * point.get(name, 0) + residue[name]
+                return self.periods[name] * point.get(name, 0) + residue[name]
             return point.get(name, 0)
         return [value(("d", k)) for k in range(self.n)], [value(("s", r)) for r in range(self.rank)]
 
