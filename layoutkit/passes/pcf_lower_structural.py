@@ -153,6 +153,8 @@ class PcfLowerStructuralPass(ModulePass):
 
     # ------------------------------------------------------------ subgroup and lane scope
     def _threads(self, op: pcf.GenericOp) -> list:
+        if len(op.ids) != 1:
+            raise LayoutError(f"{NAME}: pcf.generic: {len(op.ids)} ids at {op.scope}; one is lowered yet")
         enclosing = _enclosing(op, "thread")
         if enclosing is None and _enclosing(op, "block") is None:
             raise LayoutError(f"{NAME}: pcf.generic at {op.scope} must be inside a workgroup-scope "
@@ -169,10 +171,8 @@ class PcfLowerStructuralPass(ModulePass):
             count = self.subgroup_size
         ops.append(worker)
         count_value = _const(ops, count)
-        rest = len(op.ids) - 1  # several ids, as IREE: id 0 the worker (fastest), the others 0 of 1
-        zero, one = (_const(ops, 0), _const(ops, 1)) if rest else (None, None)
         body.add_ops(ops)
-        _move_body(op, [worker.result, *[zero] * rest, count_value, *[one] * rest], body)
+        _move_body(op, [worker.result, count_value], body)
         if enclosing is None:
             new = [make_forall([self.workgroup_size], [1], gpu_mapping("thread", 1), body)]
         else:

@@ -548,19 +548,23 @@ def resolve_executor(op: SharedExecutorOp) -> None:
     """``op`` becomes a ``pcf.generic sync true`` whose tile_groups are resolved. Its refs are
     all tied: a read-only ``%r <- %x`` becomes ``%r = %x`` whose result (a snapshot of an sref
     nobody writes, so ``%x`` itself) has no use. An ``initialize`` region is inlined at the
-    start (:func:`_inline_initializer`). On a rank-r worker grid the generic has r ids and
-    counts (id 0 fastest, as IREE's multi-id subgroup and lane scopes)."""
+    start (:func:`_inline_initializer`). A rank-r worker grid is the scope's workers as IREE's
+    subgroup and lane scopes give r ids: id 0 the worker (count: the workers), ids 1.. 0 (count 1)."""
     old = op.region.blocks.first
     refs = list(op.ref_args)
     rank = _grid_rank(op, old)
-    new = Block(arg_types=[*(a.type for a in refs), *[IndexType()] * (2 * rank)])
+    new = Block(arg_types=[*(a.type for a in refs), IndexType(), IndexType()])
     for a, b in zip(refs, new.args):
         b.name_hint = a.name_hint
         a.replace_all_uses_with(b)
-    worker, count = list(new.args[len(refs):len(refs) + rank]), list(new.args[len(refs) + rank:])
-    for dim in range(rank):
-        suffix = str(dim) if rank > 1 else ""
-        worker[dim].name_hint, count[dim].name_hint = f"worker{suffix}", f"workers{suffix}"
+    worker, count = [new.args[-2]], [new.args[-1]]
+    worker[0].name_hint, count[0].name_hint = "worker", "workers"
+    if rank > 1:  # ids 1.. are 0 of 1, as IREE's subgroup and lane scopes give several ids
+        zero, one = _const(0), _const(1)
+        new.add_ops([zero, one])
+        zero.result.name_hint, one.result.name_hint = "worker1", "workers1"
+        worker += [zero.result] * (rank - 1)
+        count += [one.result] * (rank - 1)
     _move_ops(old, new)
     if op.initializer.blocks:
         _inline_initializer(op, new)
