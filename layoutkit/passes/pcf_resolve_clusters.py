@@ -24,8 +24,10 @@ where case ``k`` is a clone of the tile_group region converted for cluster ``k``
 Example: a loop carrying ``tg.left``'s ``private(f32)`` payload keeps one ``f32`` iter_arg
 in the ``tg.left`` case and none in the ``tg.right`` case. A ``tile_group`` splitting
 ``tg.left`` is resolved inside ``tg.left``'s case with ids relative to it (a nested switch).
-Rank-1 worker grids (one id per worker, as ``pcf-lower-structural`` gives subgroups and
-lanes) are resolved. A ``run_cluster`` reading another cluster's shared payload
+A rank-r grid's worker is in cluster ``k`` when ``lo_d <= w_d < hi_d`` in every dimension
+(ids 1.. are 0 of 1, as IREE's subgroup and lane scopes give several ids). Read-only
+``<-`` operands become tied refs whose results are unused; ``initialize`` is inlined per
+worker. A ``run_cluster`` reading another cluster's shared payload
 (scalars and vectors) gets it through a workgroup buffer and two named barriers
 (:class:`_Handoff`).
 """
