@@ -1,0 +1,130 @@
+"""The generic baseline distribution (pcf-distribute-run-clusters, first in pcf-resolve): the
+elementwise_chain example through pcf-to-gpu and the simulator against numpy, refusals, and
+the loop-carried payload distributed the same on both sides of the loop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from layoutkit import LayoutError
+from layoutkit.backends.simt import SimulationError
+from layoutkit.backends.simt.host import run_function
+from layoutkit.cli.opt import print_ir
+from layoutkit.ir import parse_module
+from layoutkit.ir.dialects import pcf, pcf_ext
+from layoutkit.passes import pcf_distribution
+from layoutkit.pipelines import parse_pass_pipeline
+from layoutkit.pipelines.compile import compile_module
+
+CHAIN = (Path(__file__).parents[2] / "examples" / "pcf" / "elementwise_chain.mlir").read_text()
+
+
+def chain(rows: int) -> str:
+    """The example with a ``rows x 16`` payload (the file has 10 rows)."""
+    assert CHAIN.count("10x16") >= 10
+    return CHAIN.replace("10x16", f"{rows}x16").replace("[10, 16]", f"[{rows}, 16]")
+
+
+def simulate(text: str, rows: int, steps: int, workgroup_size: int = 128):
+    lowered = print_ir(compile_module(parse_module(text), "pcf-to-gpu",
+                                      workgroup_size=str(workgroup_size), subgroup_size="32"))
+    x = np.random.default_rng(rows * 10 + steps).standard_normal((rows, 16)).astype(np.float32)
+    y = np.full((rows, 16), np.nan, np.float32)
+    (result,) = run_function(lowered, "chain", [x, y, steps])
+    return x, result
+
+
+@pytest.mark.parametrize("rows, workgroup_size", [(8, 128), (10, 128), (10, 96), (3, 128)])
+@pytest.mark.parametrize("steps", [0, 3])
+def test_elementwise_chain_equals_numpy(rows, workgroup_size, steps):
+    """8 rows over 4 subgroups (2 each), 10 rows over 4 (blocks of 3, the last holds one) or
+    over 3, 3 rows over 4 (the last subgroup idle): every element once, in numpy's value."""
+    x, result = simulate(chain(rows), rows, steps, workgroup_size)
+    np.testing.assert_array_equal(result, (x * x + np.float32(1)) * np.float32(2 ** steps))
+
+
+def test_example_through_the_cli(tmp_path):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((10, 16)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", np.zeros((10, 16), np.float32))
+    cli = [sys.executable, "-m", "layoutkit"]
+    out = tmp_path / "chain.mlir"
+    subprocess.run([*cli, "compile", "-", "--pipeline", "pcf-to-gpu", "--workgroup-size", "128",
+                    "--subgroup-size", "32", "-o", str(out)], input=CHAIN, text=True, check=True)
+    subprocess.run([*cli, "simulate", str(out), "--function", "chain", f"--arg=x={tmp_path / 'x.npy'}",
+                    f"--arg=y={tmp_path / 'y.npy'}", "--arg=steps=2", "--out", str(tmp_path / "res")],
+                   check=True, capture_output=True)
+    np.testing.assert_array_equal(np.load(tmp_path / "res" / "result0.npy"), (x * x + 1) * 4)
+
+
+def distribute(text: str, level: str = "lane"):
+    module = parse_module(text)
+    for p in parse_pass_pipeline(f"pcf-distribute-run-clusters{{level={level}}}"):
+        p.apply(None, module)
+    module.verify()
+    return module
+
+
+def test_loop_carried_payload_is_one_buffer_on_both_sides_of_the_loop():
+    """The producer before the loop, the step inside it (reading its iter_arg, writing its
+    yield) and the sink after it (reading the loop's result) all use ONE alloc, and the loop
+    no longer carries the payload."""
+    module = distribute(CHAIN)
+    allocs = [o for o in module.walk() if isinstance(o, pcf.AllocOp)]
+    assert len(allocs) == 1
+    buffer = allocs[0].result
+    threads = [o for o in module.walk() if isinstance(o, pcf_ext.RunThreadOp)]
+    assert len(threads) == 3
+    writes = [{w.dest for w in t.walk() if isinstance(w, pcf.WriteSliceOp)} for t in threads]
+    reads = [{r.source for r in t.walk() if isinstance(r, pcf.ReadSliceOp)} for t in threads]
+    assert buffer in writes[0] and buffer not in reads[0]
+    assert writes[1] == {buffer} and reads[1] == {buffer}
+    assert buffer in reads[2] and buffer not in writes[2]
+    assert not any(pcf_distribution.is_carried(v) for o in module.walk() for v in o.results
+                   if not isinstance(o, pcf_ext.SharedExecutorOp))
+
+
+def test_breaking_the_loop_equivalence_breaks_the_result(monkeypatch):
+    """The analysis is what ties the two sides of the loop: without its scf.for edges the
+    step reads a buffer nobody wrote, and the result is no longer numpy's."""
+    monkeypatch.setattr(pcf_distribution, "_pairs", lambda op: [])
+    with pytest.raises(SimulationError, match=r"reads shared memref .* before any thread of the block stored there"):
+        simulate(chain(8), 8, 2)
+
+
+SG = "#iree_gpu.subgroup_scope"
+TG = f"!pcf.threadgroup<{SG}>"
+P = f"!pcf.threadgroup<{SG}, shared(tensor<8x8xf32>)>"
+
+
+def program(body: str) -> str:
+    return (f"func.func @f(%p: i1) {{\n  pcf.shared_executor scope({SG}) execute[%tg: {TG}] {{\n"
+            f"    %a = pcf.shared_executor.run_cluster %tg : {TG} -> {P} {{\n"
+            f"      %z = arith.constant dense<0.0> : tensor<8x8xf32>\n      pcf.yield %z : tensor<8x8xf32>\n    }}\n"
+            f"{body}\n    pcf.return\n  }}\n  return\n}}\n")
+
+
+@pytest.mark.parametrize("body, message", [
+    (f"    pcf.shared_executor.run_cluster %tg ins(%a : {P}) : {TG} {{\n    ^bb0(%v: tensor<8x8xf32>):\n"
+     f"      %t = tensor.empty() : tensor<8x8xf32>\n      pcf.yield\n    }}",
+     "pcf-distribute-run-clusters: tensor.empty: cannot distribute this op"),
+    (f"    %b = scf.if %p -> ({P}) {{\n      scf.yield %a : {P}\n    }} else {{\n      scf.yield %a : {P}\n    }}",
+     "pcf-distribute-run-clusters: scf.yield: carries a distributed tensor payload"),
+])
+def test_refuses_what_it_cannot_distribute(body, message):
+    with pytest.raises(LayoutError, match=message):
+        distribute(program(body))
+
+
+def test_run_clusters_without_tensors_are_left_alone():
+    text = (f"func.func @f(%o: memref<4xf32>) {{\n  pcf.shared_executor scope({SG}) execute[%tg: {TG}] {{\n"
+            f"    pcf.shared_executor.run_cluster %tg : {TG} {{\n      %c0 = arith.constant 0 : index\n"
+            f"      %v = arith.constant 1.0 : f32\n      memref.store %v, %o[%c0] : memref<4xf32>\n"
+            f"      pcf.yield\n    }}\n    pcf.return\n  }}\n  return\n}}\n")
+    assert print_ir(distribute(text)) == print_ir(parse_module(text))
