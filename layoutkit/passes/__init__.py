@@ -58,6 +58,8 @@ PASSES: dict[str, str] = {
     "pcf-distribute-run-cluster-to-subgroups": "layoutkit.passes.pcf_distribute_to_subgroups:PcfDistributeRunClusterToSubgroupsPass",
     "pcf-distribute-run-cluster-to-lanes": "layoutkit.passes.pcf_distribute_to_lanes:PcfDistributeRunClusterToLanesPass",
     "pcf-vectorize-lane-code": "layoutkit.passes.pcf_vectorize_lane_code:PcfVectorizeLaneCodePass",
+    "tritongpu-remove-layout-conversions":
+        "layoutkit.triton.remove_layout_conversions:TritonGPURemoveLayoutConversionsPass",
     "pcf-distribute-run-clusters": "layoutkit.passes.pcf_distribute_run_clusters:PcfDistributeRunClustersPass",
 }
 
