@@ -16,7 +16,8 @@ Example: ``N = 10`` rows over ``W = 4`` subgroups gives ``b = 3``: rows 0-2, 3-5
 
 The tensor code becomes scalar code per element ``(r, c)``: a payload block argument or a
 ``pcf.read_slice %s[o0, o1] [N, M] [1, 1]`` reads element ``(o0 + r, o1 + c)``, elementwise
-``arith``/``math`` ops and splat constants act on the element type, ``pcf.write_slice`` and
+``arith``/``math`` ops and splat constants act on the element type, an elementwise
+``linalg.generic`` (identity maps, parallel; ``tensor.empty`` outputs) inlines its body, ``pcf.write_slice`` and
 ``pcf.yield`` write the element back. The carried values convert away (a loop's payload
 ``iter_args`` are dropped: the alloc carries the data). Phases keep their order; a
 ``gpu.barrier`` follows a phase whose writes (payload allocs, srefs) another phase reads.
@@ -45,6 +46,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError, quote
@@ -55,6 +57,7 @@ from layoutkit.passes.pcf_distribution import carried_equivalence, is_carried
 NAME = "pcf-distribute-run-clusters"
 LEVELS = ("subgroup", "lane")
 _ELEMENTWISE_DIALECTS = ("arith.", "math.")
+_UNDEFINED = object()  # the element of a tensor.empty (an output a generic only writes)
 
 
 def _has_tensor(op: Operation) -> bool:
@@ -263,6 +266,10 @@ class PcfDistributeRunClustersPass(ModulePass):
             return where
 
         for inner in body.ops:
+            supported = (isinstance(inner, (pcf.YieldOp, pcf.WriteSliceOp))
+                          or not inner.regions and inner.name.startswith(_ELEMENTWISE_DIALECTS))
+            if supported and any(env.get(v) is _UNDEFINED for v in inner.operands):
+                raise _refuse(inner, "reads the undefined contents of a tensor.empty")
             if isinstance(inner, pcf.YieldOp):
                 for k, value in enumerate(inner.values):
                     _write(ops, env[value], allocs[(eq._class_index[o.result], k)], [r, c])
@@ -283,11 +290,15 @@ class PcfDistributeRunClustersPass(ModulePass):
                 const = arith.ConstantOp(next(iter(value.iter_attrs())))
                 ops.append(const)
                 env[inner.result] = const.result
+            elif inner.name == "tensor.empty":
+                env[inner.results[0]] = _UNDEFINED
+            elif inner.name == "linalg.generic":
+                self._generic(inner, env, ops)
             elif inner.regions or not inner.name.startswith(_ELEMENTWISE_DIALECTS):
                 if _has_tensor(inner):
                     raise _refuse(inner, "cannot distribute this op of a tensor run_cluster region "
-                                         "(elementwise arith/math, splat constants, pcf.read_slice/"
-                                         "write_slice of the payload shape are)")
+                                         "(elementwise arith/math and linalg.generic, splat constants, "
+                                         "pcf.read_slice/write_slice of the payload shape are)")
                 clone = inner.clone()
                 for k, operand in enumerate(clone.operands):
                     clone.operands[k] = env.get(operand, operand)
@@ -300,6 +311,34 @@ class PcfDistributeRunClustersPass(ModulePass):
                 ops.append(new)
                 env.update(zip(inner.results, new.results))
         return ops
+
+    @staticmethod
+    def _generic(op: Operation, env: dict, ops: list) -> None:
+        """An elementwise ``linalg.generic`` (identity maps, parallel iterators) on element
+        ``(r, c)``: its body inlined on the elements of its operands."""
+        maps = [m.data for m in op.indexing_maps]
+        rank = maps[0].num_dims if maps else 0
+        if (any(m != AffineMap.identity(rank) for m in maps)
+                or any(str(t.data) != "parallel" for t in op.iterator_types)):
+            raise _refuse(op, "only elementwise linalg.generic (identity maps, parallel iterators) is distributed")
+        body = op.body.block
+        local: dict[SSAValue, SSAValue] = {}
+        for arg, operand in zip(body.args, (*op.inputs, *op.outputs)):
+            if operand not in env:
+                raise _refuse(op, f"operand {operand.type} is not a tensor of the phase")
+            local[arg] = env[operand]
+        for inner in body.ops:
+            if inner.name == "linalg.yield":
+                env.update(zip(op.results, (local.get(v, v) for v in inner.operands)))
+                continue
+            if inner.regions or any(local.get(v) is _UNDEFINED for v in inner.operands):
+                raise _refuse(inner, "in a linalg.generic body: regions and reads of a tensor.empty output "
+                                     "are not distributed")
+            clone = inner.clone()
+            for k, operand in enumerate(clone.operands):
+                clone.operands[k] = local.get(operand, env.get(operand, operand))
+            ops.append(clone)
+            local.update(zip(inner.results, clone.results))
 
     # ------------------------------------------------------------ carried values convert away
     @staticmethod

@@ -112,8 +112,10 @@ def program(body: str) -> str:
 
 @pytest.mark.parametrize("body, message", [
     (f"    pcf.shared_executor.run_cluster %tg ins(%a : {P}) : {TG} {{\n    ^bb0(%v: tensor<8x8xf32>):\n"
-     f"      %t = tensor.empty() : tensor<8x8xf32>\n      pcf.yield\n    }}",
-     "pcf-distribute-run-clusters: tensor.empty: cannot distribute this op"),
+     f"      %e = tensor.empty() : tensor<8x8xf32>\n"
+     f"      %t = linalg.transpose ins(%v : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) permutation = [1, 0]\n"
+     f"      pcf.yield\n    }}",
+     "pcf-distribute-run-clusters: linalg.transpose: cannot distribute this op"),
     (f"    %b = scf.if %p -> ({P}) {{\n      scf.yield %a : {P}\n    }} else {{\n      scf.yield %a : {P}\n    }}",
      "pcf-distribute-run-clusters: scf.yield: carries a distributed tensor payload"),
 ])
@@ -128,3 +130,36 @@ def test_run_clusters_without_tensors_are_left_alone():
             f"      %v = arith.constant 1.0 : f32\n      memref.store %v, %o[%c0] : memref<4xf32>\n"
             f"      pcf.yield\n    }}\n    pcf.return\n  }}\n  return\n}}\n")
     assert print_ir(distribute(text)) == print_ir(parse_module(text))
+
+
+PHASE1 = """        %sq = arith.mulf %t, %t : tensor<10x16xf32>
+        %ones = arith.constant dense<1.0> : tensor<10x16xf32>
+        %s = arith.addf %sq, %ones : tensor<10x16xf32>
+"""
+GENERIC = """        %e = tensor.empty() : tensor<10x16xf32>
+        %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                             iterator_types = ["parallel", "parallel"]}
+            ins(%t : tensor<10x16xf32>) outs(%e : tensor<10x16xf32>) {
+        ^bb0(%a: f32, %o: f32):
+          %uno = arith.constant 1.0 : f32
+          %q = arith.mulf %a, %a : f32
+          %w = arith.addf %q, %uno : f32
+          linalg.yield %w : f32
+        } -> tensor<10x16xf32>
+"""
+
+
+def test_elementwise_linalg_generic_phase_equals_numpy():
+    """The producing phase written as one linalg.generic over a tensor.empty output."""
+    assert CHAIN.count(PHASE1) == 1
+    x, result = simulate(CHAIN.replace(PHASE1, GENERIC), 10, 2)
+    np.testing.assert_array_equal(result, (x * x + np.float32(1)) * np.float32(4))
+
+
+def test_refuses_a_transposing_generic_and_reading_an_empty_tensor():
+    transposed = GENERIC.replace("affine_map<(i, j) -> (i, j)>]", "affine_map<(i, j) -> (j, i)>]")
+    with pytest.raises(LayoutError, match="linalg.generic: only elementwise linalg.generic"):
+        distribute(CHAIN.replace(PHASE1, transposed).replace("10x16", "16x16").replace("[10, 16]", "[16, 16]"))
+    reads_out = GENERIC.replace("%q = arith.mulf %a, %a", "%q = arith.mulf %a, %o")
+    with pytest.raises(LayoutError, match="reads of a tensor.empty output"):
+        distribute(CHAIN.replace(PHASE1, reads_out))
