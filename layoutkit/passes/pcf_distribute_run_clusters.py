@@ -20,7 +20,9 @@ The tensor code becomes scalar code per element ``(r, c)``: a payload block argu
 ``linalg.generic`` (identity maps, parallel; ``tensor.empty`` outputs) inlines its body, ``pcf.write_slice`` and
 ``pcf.yield`` write the element back. The carried values convert away (a loop's payload
 ``iter_args`` are dropped: the alloc carries the data). Phases keep their order; a
-``gpu.barrier`` follows a phase whose writes (payload allocs, srefs) another phase reads.
+``gpu.barrier`` follows a phase when a phase that may run after it (later, or in the next
+iteration of a loop around both) reads what it writes or writes what it reads or writes (payload allocs, srefs); a phase writing an sref it reads at
+another offset is refused (its workers would race within the phase).
 Anything else in a tensor body (a reduction, a transpose, a matmul, a payload carried by
 ``scf.if``) is refused with a LayoutError naming the op. ``run_cluster`` regions without
 tensors (already per-worker code) are left to ``pcf-resolve-clusters``.
@@ -160,7 +162,11 @@ class PcfDistributeRunClustersPass(ModulePass):
         written = {o: self._writes(o, eq, allocs) for o in phases}
         read = {o: self._reads(o, eq, allocs) for o in phases}
         for o in phases:
-            sync = any(written[o] & read[p] for p in phases)
+            self._check_in_place(o)
+            # a barrier after o when a phase that may run after it (later, or in the next
+            # iteration of a loop around both) reads what o writes or writes what o reads or writes
+            sync = any(written[o] & (read[p] | written[p]) or read[o] & written[p]
+                       for p in phases if self._may_follow(p, o, executor))
             self._phase(o, tg, eq, allocs, sync)
         self._drop_carried(executor, {v for g in plans for v in g.values}, tg)
         for o in phases:
@@ -177,6 +183,33 @@ class PcfDistributeRunClustersPass(ModulePass):
                       or isinstance(user, scf.YieldOp) and isinstance(user.parent_op(), scf.ForOp))
                 if not ok:
                     raise _refuse(user, "carries a distributed tensor payload; only scf.for loops are converted yet")
+
+    @staticmethod
+    def _may_follow(p: Operation, o: Operation, executor: Operation) -> bool:
+        """Whether phase ``p`` may run after phase ``o`` ends."""
+        order = {op: k for k, op in enumerate(executor.walk())}
+        if order[p] > order[o]:
+            return True
+        loop = o.parent_op()
+        while loop is not executor:
+            if isinstance(loop, (scf.ForOp, scf.WhileOp)) and loop.is_ancestor(p):
+                return True
+            loop = loop.parent_op()
+        return False
+
+    @staticmethod
+    def _check_in_place(o) -> None:
+        """A phase may update an sref in place only at the slice it reads: element ``(r, c)``
+        then touches one element, its own (another offset is another worker's element)."""
+        reads = {(r.source, tuple(r.static_offsets.get_values()), tuple(r.offsets))
+                 for r in o.walk() if isinstance(r, pcf.ReadSliceOp)}
+        for w in o.walk():
+            if not isinstance(w, pcf.WriteSliceOp):
+                continue
+            where = (w.dest, tuple(w.static_offsets.get_values()), tuple(w.offsets))
+            if any(src is w.dest and (offs, dyn) != where[1:] for src, offs, dyn in reads):
+                raise _refuse(w, "writes the sref it reads at another offset in one phase: other workers' "
+                                 "elements (split it into two phases)")
 
     @staticmethod
     def _writes(o, eq, allocs) -> set:

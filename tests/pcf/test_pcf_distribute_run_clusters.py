@@ -213,3 +213,37 @@ def test_barriers_after_phases_whose_writes_another_phase_reads():
     np.testing.assert_array_equal(result, x[:8])
     with pytest.raises(SimulationError, match="data race on shared memref"):
         run_shift(distributed.replace("gpu.barrier\n", ""))
+
+
+def two_phases(first: str, second: str) -> str:
+    ref = "!pcf.sref<9x4xf32, #iree_codegen.workgroup_scope>"
+    phase = ("      pcf.shared_executor.run_cluster %tg : !pcf.threadgroup<#iree_gpu.subgroup_scope> {{\n"
+             "        %{n} = pcf.read_slice %{src}[{ro}, 0] [8, 4] [1, 1] : {ref} to tensor<8x4xf32>\n"
+             "        pcf.write_slice %{n} into %{dst}[{wo}, 0] [8, 4] [1, 1] : tensor<8x4xf32> into {ref}\n"
+             "        pcf.yield\n      }}\n")
+    body = "".join(phase.format(n=f"t{k}", ref=ref, **dict(zip(("src", "ro", "dst", "wo"), spec.split())))
+                   for k, spec in enumerate((first, second)))
+    return (f"func.func @f(%one: index, %a: memref<9x4xf32>, %b: memref<9x4xf32>, %c: memref<9x4xf32>) {{\n"
+            f"  pcf.loop scope(#iree_codegen.workgroup_scope) count(%one) execute(%xs = %a, %ys = %b, %zs = %c)[%wg: index]\n"
+            f"      : ({ref}, {ref}, {ref}) -> (memref<9x4xf32>, memref<9x4xf32>, memref<9x4xf32>) {{\n"
+            f"    pcf.shared_executor scope(#iree_gpu.subgroup_scope) execute[%tg: !pcf.threadgroup<#iree_gpu.subgroup_scope>] {{\n"
+            f"{body}      pcf.return\n    }}\n    pcf.return\n  }}\n  return\n}}\n")
+
+
+@pytest.mark.parametrize("first, second, barriers", [
+    ("xs 0 ys 0", "zs 0 zs 0", 0),  # nothing shared: no barrier
+    ("xs 0 ys 0", "ys 1 zs 0", 1),  # read after write: a barrier after the first
+    ("xs 1 ys 0", "zs 0 xs 0", 1),  # write after read (rows of xs another subgroup still reads)
+    ("xs 0 ys 0", "zs 0 ys 1", 1),  # write after write
+])
+def test_barrier_only_between_dependent_phases(first, second, barriers):
+    text = print_ir(distribute(two_phases(first, second)))
+    assert text.count("gpu.barrier") == barriers
+    if barriers:  # after the first phase, not the second
+        first_end = text.index("pcf.shared_executor.run_thread", text.index("pcf.shared_executor.run_thread") + 1)
+        assert text[:first_end].count("gpu.barrier") == 1
+
+
+def test_refuses_an_in_place_update_at_another_offset():
+    with pytest.raises(LayoutError, match="pcf.write_slice: writes the sref it reads at another offset"):
+        distribute(two_phases("xs 1 xs 0", "zs 0 zs 0"))
