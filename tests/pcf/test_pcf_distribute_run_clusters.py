@@ -247,3 +247,8 @@ def test_barrier_only_between_dependent_phases(first, second, barriers):
 def test_refuses_an_in_place_update_at_another_offset():
     with pytest.raises(LayoutError, match="pcf.write_slice: writes the sref it reads at another offset"):
         distribute(two_phases("xs 1 xs 0", "zs 0 zs 0"))
+
+
+def test_level_option_is_checked():
+    with pytest.raises(LayoutError, match="pcf-distribute-run-clusters: level: expected one of subgroup, lane, got 'warp'"):
+        distribute(CHAIN, level="warp")
