@@ -8,7 +8,7 @@ payload of one class of carried values (a producer's result, the ``iter_args`` a
 the ``scf.for`` loops it flows through, the consumers' ``ins``) is stored in ONE
 ``pcf.alloc`` at the executor's scope (workgroup memory), and every op of the group
 reads and writes it with ONE distribution: the outermost dim of the ``N x M`` payload is
-split in blocks of ``b = ceil(N / W)`` rows over the ``W`` subgroups (subgroup ``w`` owns rows
+split in blocks of ``b = ceil(N / W)`` rows over the ``W = gpu.num_subgroups`` subgroups (``w`` owns rows
 ``[w*b, min(w*b + b, N))``: the remainder is a bound, not a padded tile); with
 ``level=lane`` (the default) the ``M`` columns of each row go cyclically to the lanes of a
 ``pcf.generic scope(#iree_gpu.lane_scope)`` (lane ``l`` takes columns ``l, l + L, ...``).
