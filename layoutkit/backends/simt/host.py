@@ -71,7 +71,7 @@ def _alloc(m: HostMachine, op, mask) -> None:
     if any(d < 0 for d in shape):
         m.fail(op, f"negative allocation size {shape}")
     data = np.zeros(shape, element_dtype(type_))
-    m.env[op.memref] = Buffer(op.memref.name_hint or "buffer", "global", shape, data.reshape(-1), str(type_))
+    m.env[op.memref] = Buffer(op.memref.name_hint or "buffer", "global", shape, data.reshape(-1), type_)
 
 
 def _copy(m: HostMachine, op, mask) -> None:

@@ -177,7 +177,7 @@ def bind_arguments(kernel, args) -> list:
                 raise LayoutError(f"args: argument '{name}': strided memref layouts are not simulated")
             if not given.flags.c_contiguous or not given.flags.writeable:
                 raise LayoutError(f"args: argument '{name}' must be a writeable C-contiguous array")
-            values.append(Buffer(name, "global", tuple(given.shape), given.reshape(-1), str(type_)))
+            values.append(Buffer(name, "global", tuple(given.shape), given.reshape(-1), type_))
         elif isinstance(type_, VectorType):
             raise LayoutError(f"args: vector argument '{name}' is not supported")
         else:

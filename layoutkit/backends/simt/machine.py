@@ -378,7 +378,7 @@ class Machine:
                           f"limit of {MAX_SHARED_BYTES} (227 KiB, sm_90)")
         blocks = self.chunk.blocks
         data = np.zeros((blocks, size), dtype)
-        buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
+        buffer = Buffer(name, "shared", shape, data, type_, RaceTracker(blocks, size))
         if self.named_barriers:
             buffer.races.enable_order(self.geometry.warp_size)
         self.shared.append(buffer)
@@ -395,7 +395,7 @@ class Machine:
                           f"{self.chunk.threads} threads needs {total} bytes; the simulator "
                           f"holds at most {MAX_PRIVATE_BYTES} per allocation")
         data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see ops.memref.load
-        return Buffer(name, "private", shape, data, str(type_))
+        return Buffer(name, "private", shape, data, type_)
 
     def addresses(self, op, buffer: Buffer, indices, vshape, mask, rows: bool = False,
                   starts: bool = False) -> np.ndarray:
