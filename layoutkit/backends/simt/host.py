@@ -44,7 +44,7 @@ def run_kernel(kernel, geometry: Geometry, values: list, stats: Stats) -> float:
     if uses_named_barriers(kernel):  # barrier state is per block
         per_chunk = 1
     for first in range(0, geometry.blocks, per_chunk):
-        chunk = Chunk(geometry, first, min(per_chunk, geometry.blocks - first))
+        chunk = Chunk.of(geometry, first, min(per_chunk, geometry.blocks - first))
         Machine(kernel, chunk, values, stats).run()
     return time.perf_counter() - start
 

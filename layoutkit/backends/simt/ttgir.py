@@ -388,6 +388,6 @@ def run_triton(module, name: str, grid, args, stats: Stats, report: bool = False
     start = time.perf_counter()
     per_chunk = max(1, MAX_THREADS_PER_CHUNK // geometry.slots_per_block)
     for first in range(0, geometry.blocks, per_chunk):
-        chunk = Chunk(geometry, first, min(per_chunk, geometry.blocks - first))
+        chunk = Chunk.of(geometry, first, min(per_chunk, geometry.blocks - first))
         TritonMachine(func, chunk, values, stats, buffers).run()
     return time.perf_counter() - start
