@@ -10,12 +10,13 @@ workgroup, 32-lane subgroups), one row:
 - simulated: the host function run in the simulator, median seconds, and what it executed:
   thread-instructions, shared-memory wavefronts (and their conflict-free lower bound),
   barrier arrivals (warps that executed a barrier, summed over barriers);
+- critical path: IR ops on the slowest warp's path through the block, a wait at a barrier
+  raising a warp's count to the latest arriving warp's (``SimulationReport.critical_path``):
+  what the overlap of warps running different code saves, which the totals do not show;
 - the ratio of each figure to the plain (non-specialized) version of the same computation.
 
-Instruction and wavefront counts say what each version costs, not how much of it overlaps:
-the warp-specialized kernel runs its copies and its math in different warps at the same
-time, which the simulator's totals do not show. Times are medians of ``--repeat`` runs after
-a warm-up (wall-clock seconds of this process). Every run is checked against numpy.
+Times are medians of ``--repeat`` runs after a warm-up (wall-clock seconds of this process).
+Every run is checked against numpy.
 
 Then the reworked matmul pipeline (``--pipeline pcf-matmul``, seed 002) on
 examples/pcf/matmul_f16.mlir (``C += A @ B``, f16 x f16 -> f32, dynamic sizes): compile time
@@ -88,7 +89,8 @@ def measure(lowered: str, function: str, tm: int, k: int, repeat: int) -> dict:
     wavefronts = sum(w for w, _ in report.shared_wavefronts.values())
     ideal = sum(i for _, i in report.shared_wavefronts.values())
     return {"simulated s": seconds, "thread-instr": report.thread_instructions,
-            "shared wavefronts": wavefronts, "ideal": ideal, "barrier arrivals": report.barrier_arrivals}
+            "shared wavefronts": wavefronts, "ideal": ideal, "barrier arrivals": report.barrier_arrivals,
+            "critical path": report.critical_path}
 
 
 MATMUL = EXAMPLES / "matmul_f16.mlir"
@@ -144,7 +146,8 @@ def main() -> None:
         text = (EXAMPLES / file).read_text()
         compile_s = median_time(lambda text=text: compile_text(text), args.repeat)
         rows[name] = {"compile s": compile_s, **measure(compile_text(text), function, args.tm, args.k, args.repeat)}
-    columns = ["compile s", "simulated s", "thread-instr", "shared wavefronts", "ideal", "barrier arrivals"]
+    columns = ["compile s", "simulated s", "thread-instr", "shared wavefronts", "ideal", "barrier arrivals",
+               "critical path"]
     print(f"{'program':18}" + "".join(f"{c:>18}" for c in columns))
     base = rows[next(iter(PROGRAMS))]
     for name, row in rows.items():

@@ -22,7 +22,8 @@ PIPELINES: dict[str, tuple[str, str]] = {
                     "PCF to per-worker form: workgroup scf.forall to pcf.loop, shared_executor clusters "
                     "resolved into scf.index_switch cases (the first stage of pcf-to-gpu)"),
     "pcf-to-gpu": ("pcf-resolve,pcf-resolve-tokens,pcf-convert-sref-to-memref,pcf-lower-structural,gpu-outline-kernels,cse",
-                   "PCF (pcf.loop/pcf.generic on memrefs; workgroup scf.forall first converted to pcf.loop) "
+                   "PCF (pcf.loop/pcf.generic on memrefs, shared_executor clusters resolved; workgroup "
+                   "scf.forall first converted to pcf.loop) "
                    "to GPU kernels and a host function (layoutkit compile)"),
     "pcf-matmul": ("pcf-create-dispatch-config,pcf-apply-workgroup-tiling,pcf-wrap-workgroup-body,"
                    "pcf-form-run-cluster-flow,pcf-introduce-shared-memory-copies,"

@@ -188,3 +188,20 @@ def test_nested_tile_group_runs_each_leaf_cluster_with_its_relative_ids():
     run_function(lowered, "nested", [out, out2, 1])
     assert out.tolist() == [100, 200, 201, 300]
     assert out2.tolist() == [400, 401, 402, 7]
+
+
+@pytest.mark.parametrize(("file", "function"), [("warp_specialized.mlir", "ws_matmul"), ("ping_pong.mlir", "pp_matmul")])
+def test_examples_through_the_cli(tmp_path, file, function):
+    """layoutkit compile --pipeline pcf-to-gpu, then layoutkit simulate --function: c = a @ b."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((12, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 32)).astype(np.float32)
+    for name, value in (("a", a), ("b", b), ("c", np.zeros((12, 32), np.float32))):
+        np.save(tmp_path / f"{name}.npy", value)
+    cli = [sys.executable, "-m", "layoutkit"]
+    out = tmp_path / "out.mlir"
+    subprocess.run([*cli, "compile", str(EXAMPLES / file), "--pipeline", "pcf-to-gpu", "--workgroup-size", "128",
+                    "--subgroup-size", "32", "-o", str(out)], check=True, capture_output=True, timeout=120)
+    subprocess.run([*cli, "simulate", str(out), "--function", function, *(f"--arg={n}={tmp_path / n}.npy" for n in "abc"),
+                    "--arg", "tm=3", "--out", str(tmp_path / "res")], check=True, capture_output=True, timeout=120)
+    np.testing.assert_allclose(np.load(tmp_path / "res" / "c.npy"), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)

@@ -154,3 +154,48 @@ def test_cuda_emits_bar_sync_and_bar_arrive_and_nvrtc_compiles_it():
     if not nvrtc_available():
         pytest.skip("NVRTC is not installed")
     compile_cuda(source, "sm_80", compiler="nvrtc")
+
+
+CLOCKS = """gpu.module @kernels {
+  gpu.func @k(%out: memref<64xi32>) kernel {
+    %t = gpu.thread_id x
+    %c32 = arith.constant 32 : index
+    %w = arith.divui %t, %c32 : index
+    %one = arith.constant 1 : i32
+    %n = arith.constant 64 : i32
+    scf.index_switch %w
+    case 0 {
+      %a1 = arith.addi %one, %one : i32
+      %a2 = arith.addi %a1, %one : i32
+      %a3 = arith.addi %a2, %one : i32
+      %a4 = arith.addi %a3, %one : i32
+      %a5 = arith.addi %a4, %one : i32
+      nvvm.barrier.arrive id = %one number_of_threads = %n
+      scf.yield
+    }
+    default {
+      nvvm.barrier id = %one number_of_threads = %n
+      %b1 = arith.addi %one, %one : i32
+      %b2 = arith.addi %b1, %one : i32
+      %b3 = arith.addi %b2, %one : i32
+      scf.yield
+    }
+    gpu.return
+  }
+}"""
+
+
+def test_critical_path_counts_each_warps_ops_and_its_waits():
+    """6 ops before the switch (the switch included). Warp 0: 5 adds + arrive (clock 12),
+    yield, return: 14. Warp 1 waits (clock 7) until warp 0 arrived at 12, then 3 adds, yield,
+    return: 17 (without the wait it would be 12)."""
+    report = layoutkit.simulate(CLOCKS, "k", grid=1, block=64, args={"out": np.zeros(64, np.int32)})
+    assert report.critical_path == 17
+    assert report.barrier_arrivals == 2
+
+
+def test_critical_path_without_divergence_is_every_op():
+    text = CLOCKS.replace("    scf.index_switch %w", "    nvvm.barrier id = %one number_of_threads = %n\n"
+                          "    scf.index_switch %c32")  # uniform: no fibers, every warp runs case default
+    report = layoutkit.simulate(text, "k", grid=1, block=64, args={"out": np.zeros(64, np.int32)})
+    assert report.critical_path == report.ops

@@ -44,6 +44,9 @@ class SimulationReport:
     report: RunReport | None = None  # a TTGIR run's measured cost per op (``report=True``)
     global_sectors: dict[str, tuple[int, int]] | None = None
     barrier_arrivals: int = 0  # warps that executed a barrier, summed over barriers
+    # kernels with named barriers: IR ops on the slowest warp's path, waits for barriers
+    # included (warps of different code overlap), the largest over blocks; else 0
+    critical_path: int = 0
 
     @property
     def shared_wavefront_total(self) -> int | None:
@@ -119,7 +122,7 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     seconds = run_kernel(func, geometry, values, stats)
     return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds,
                             shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats),
-                            barrier_arrivals=stats.barrier_arrivals)
+                            barrier_arrivals=stats.barrier_arrivals, critical_path=stats.critical_path)
 
 
 def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:

@@ -18,6 +18,11 @@ Ordering of shared memory follows the barriers' completions (see
 :mod:`~layoutkit.backends.simt.warp_order`): a consumer that reads a tile without waiting
 on the producer's barrier is reported as a race whatever order the fibers ran in.
 Kernels with named barriers run one block per chunk (barrier state is per block).
+
+Limit: warps leave a branch op together. Warps waiting at a barrier inside one branch can be
+released by warps in the op's other branches or in other fibers, not by warps of their own
+fiber that skipped the op (an ``scf.if`` without ``else`` taken by some warps, whose others
+would arrive after it): that is reported as a deadlock although a GPU would go on.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ class Fiber:
 @dataclass
 class _Barrier:
     count: int
+    clock: int = 0  # the latest clock of an arriving warp (Machine.clocks)
     arrived: list = field(default_factory=list)  # warps, in arrival order
     waiters: list = field(default_factory=list)  # (fiber, warps)
 
@@ -189,6 +195,7 @@ class Scheduler:
                        f"({len(barrier.arrived) * ws} of {count} threads arrived)", again[0] * ws)
         barrier.arrived += [int(w) for w in warps]
         m.stats.barrier_arrivals += int(warps.size)
+        barrier.clock = max(barrier.clock, int(m.clocks[warps].max()))
         bits = sum(1 << int(w) for w in warps)
         for buffer in m.shared:
             buffer.races.arrive(bid, bits)
@@ -201,6 +208,8 @@ class Scheduler:
         if arrived == count:
             del self.barriers[bid]
             waiting = sum(1 << int(w) for _, ws_ in barrier.waiters for w in ws_)
+            for _, waiters in barrier.waiters:
+                m.clocks[waiters] = np.maximum(m.clocks[waiters], barrier.clock)
             for buffer in m.shared:
                 buffer.races.complete(bid, waiting)
             woken = [fiber for fiber, _ in barrier.waiters if fiber is not self.current]

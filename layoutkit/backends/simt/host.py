@@ -101,7 +101,8 @@ def launch(m: Machine, op) -> None:
 
         m.reports.append(SimulationReport(kernel.sym_name.data, stats.ops, stats.thread_instructions, seconds,
                                           shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats),
-                                          barrier_arrivals=stats.barrier_arrivals))
+                                          barrier_arrivals=stats.barrier_arrivals,
+                                          critical_path=stats.critical_path))
 
 
 def host_functions(module) -> dict:

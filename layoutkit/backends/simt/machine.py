@@ -64,6 +64,7 @@ class Stats:
         self.recorder = None  # a TTGIR run's cost recorder (backends.simt.cost_report), if asked
         self.sectors: dict[Operation, list[int]] | None = {} if count_sectors else None
         self.barrier_arrivals = 0  # warps that executed a barrier (gpu.barrier, nvvm.barrier...)
+        self.critical_path = 0  # kernels with named barriers: see Machine.clocks
 
     def count(self, op: Operation, kind: str, thread_instructions: int) -> None:
         """Add ``thread_instructions`` of ``kind`` (e.g. ``gather shuffle``) to ``op``'s counts."""
@@ -216,6 +217,11 @@ class Machine:
         if self.named_barriers:  # (warps' shared-memory order is tracked by warp: no batching)
             self.batch_loops = False
         self._scheduler = None
+        # with named barriers, each warp's clock: IR ops it executed, raised at a barrier it
+        # waited on to the latest clock of the warps that arrived (its slowest block: the
+        # critical path of warps that run different code at once)
+        self.clocks = (np.zeros(chunk.threads // chunk.geometry.warp_size, np.int64)
+                       if self.named_barriers else None)
         # gpu.func attributions: workgroup ones are shared buffers, private ones per thread
         for arg in getattr(kernel, "workgroup_arguments", ()):
             self.env[arg] = self.shared_buffer(kernel, arg.name_hint or "workgroup", arg.type)
@@ -255,15 +261,25 @@ class Machine:
         count = int(mask.sum())
         self.full = count == self.chunk.threads
         env = self.env
+        clocks = self.clocks
+        active = self.active_warps(mask) if clocks is not None else None
         with np.errstate(all="ignore"):
             for (handler, op), dead in zip(steps, releases):
                 self.stats.ops += 1
                 self.stats.thread_instructions += count
+                if clocks is not None:
+                    clocks += active
                 if handler is None:
                     break
                 handler(self, op, mask)
                 for value in dead:
                     env.pop(value, None)
+        if clocks is not None:
+            self.stats.critical_path = max(self.stats.critical_path, int(clocks.max()))
+
+    def active_warps(self, mask: np.ndarray) -> np.ndarray:
+        """Per warp of the chunk, 1 if a lane of it is active in ``mask``."""
+        return mask.reshape(-1, self.geometry.warp_size).any(axis=1).astype(np.int64)
 
     def run_block(self, block: Block, mask: np.ndarray) -> list | None:
         """Run ``block``'s ops under ``mask``; return the operands of its terminator, if any."""
@@ -277,10 +293,14 @@ class Machine:
         outer_full = self.full
         self.full = count == self.chunk.threads
         weight = self.weight
+        clocks = self.clocks
+        active = self.active_warps(mask) if clocks is not None else None
         try:
             for handler, op in steps:
                 stats.ops += weight
                 stats.thread_instructions += count
+                if clocks is not None:
+                    clocks += active
                 if handler is None:
                     # terminators: yielded values; scf.condition gives [condition, *args]
                     return [self.env[v] for v in op.operands]

@@ -67,6 +67,9 @@ def num_subgroups(m, op, mask) -> None:
 @handles(gpu.BarrierOp)
 def barrier(m, op, mask) -> None:
     m.stats.barrier_arrivals += int(mask.reshape(-1, m.geometry.warp_size).any(axis=1).sum())
+    if m.clocks is not None:  # the warps leave together, at the latest one's clock
+        arrived = m.active_warps(mask).astype(bool)
+        m.clocks[arrived] = m.clocks[arrived].max(initial=0)
     if m.full:  # every thread slot runs: every block arrives whole
         for buffer in m.shared:
             buffer.races.reset(None)
