@@ -135,7 +135,7 @@ def load(m, op, mask) -> None:
                         full_loc if ids is None else full_loc[ids])
 
 
-ROW_ACCESS = 8  # vectors whose rows are at least this long load row by row
+ROW_ACCESS = 2  # vectors whose rows are at least this long load row by row
 
 
 def _load_rows(m, op, buffer: Buffer, indices, vshape, mask, result) -> None:
