@@ -194,8 +194,12 @@ class Machine:
         self._shared_bytes = 0  # per block, all shared buffers so far
         self.full = False  # every thread slot active in the block being run
         self._offsets: dict = {}
-        self._steps: dict[Block, list] = {}
         self.static: dict[Operation, tuple] = kernel.__dict__.setdefault(_STATIC_ATTRIBUTE, {})
+        # (handler, op) per block, kept with the kernel's static data by machine class (the
+        # host machine has handlers of its own) unless a subclass plans its own (TTGIR runs
+        # wrap handlers in their run's cost recorder)
+        self._steps: dict[Block, list] = (self.static.setdefault(("steps", type(self)), {})
+                                          if type(self)._plan is Machine._plan else {})
         self._bases: dict[tuple, np.ndarray] = {}  # (id of a shared buffer, vector shape)
         self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
