@@ -202,6 +202,7 @@ class Machine:
                                           if type(self)._plan is Machine._plan else {})
         self._bases: dict[tuple, np.ndarray] = {}  # (id of a shared buffer, vector shape)
         self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
+        self._noted: tuple[np.ndarray, int] | None = None  # see note_largest
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
@@ -502,19 +503,33 @@ class Machine:
 
         An index array is typically used by several accesses (a loop's fragment loads), and
         values are never written in place, so the answer is kept by the array's identity
-        (holding the array, so that its id is not reused) for small arrays.
+        (holding the array, so that its id is not reused) for small arrays. A batched loop's
+        values repeated from outside take their original's answer, and its induction
+        variable the one it was given (:meth:`note_largest`).
         """
-        if index.size > _LARGEST_CACHE_ELEMENTS:
-            return int(index.view(np.uint64).max())
-        cache = self._largest_cache
-        hit = cache.get(id(index))
+        key = id(index)
+        hit = self._largest_cache.get(key)
         if hit is not None and hit[0] is index:
             return hit[1]
+        source = self.repeated.get(key)
+        if source is not None and source[0] is index:
+            return self._largest(source[1])
+        if index.size > _LARGEST_CACHE_ELEMENTS:
+            hit = self._noted
+            if hit is not None and hit[0] is index:
+                return hit[1]
+            return int(index.view(np.uint64).max())
+        cache = self._largest_cache
         largest = int(index.view(np.uint64).max())
         if len(cache) >= _LARGEST_CACHE_ENTRIES:
             cache.clear()
         cache[id(index)] = (index, largest)
         return largest
+
+    def note_largest(self, index: np.ndarray, largest: int) -> None:
+        """Tell :meth:`_largest` the answer for ``index`` (kept for the latest array noted,
+        whatever its size): a batched loop's induction variable, its values repeated."""
+        self._noted = (index, largest)
 
     def _check_bounds(self, op, buffer: Buffer, indices, vshape, mask) -> None:
         """Report the first active thread whose access leaves ``buffer`` (inactive ones may)."""
