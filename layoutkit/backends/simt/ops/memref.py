@@ -135,7 +135,8 @@ def load(m, op, mask) -> None:
                         full_loc if ids is None else full_loc[ids])
 
 
-ROW_ACCESS = 2  # vectors whose rows are at least this long load row by row
+ROW_ACCESS = 2  # vectors whose rows are at least this long load row by row (a vector<2xf16>
+# fragment load: one start per thread instead of an address per element)
 
 
 def _load_rows(m, op, buffer: Buffer, indices, vshape, mask, result) -> None:
