@@ -102,3 +102,142 @@ def test_reshape_refuses_dims_merged_out_of_physical_order():
     column_major = parse_layout("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
                                 "order = [0, 1]}>")
     assert reshape_blocked((32, 32), column_major, (1024,)) is None
+
+
+# -- the steps still different: the same encodings on every value --------------------------------
+
+#: ops whose results are never index math (they read memory, reduce or combine across threads)
+_NOT_INDEX = frozenset("""tt.load tt.dot tt.dot_scaled ttng.warp_group_dot tt.reduce tt.scan tt.atomic_rmw
+tt.atomic_cas tt.gather tt.histogram ttg.local_load ttg.local_alloc tt.descriptor_load""".split())
+
+
+def encoding_classes(module) -> dict:
+    """Every encoded tensor value of ``module`` (op results and region arguments) as
+    ``(index_math, kind, shape, element type) -> [layout, ...]``. ``kind`` is the defining op's
+    name (``<parent op>:arg`` for a region argument); a value is index math when it is computed
+    from scalars, ranges, splats and constants only (so a pass may clone it any number of times)."""
+    from xdsl.dialects.builtin import NoneAttr, TensorType
+    from xdsl.ir import BlockArgument
+
+    index: dict = {}
+
+    def is_index(value) -> bool:
+        if value in index:
+            return index[value]
+        if isinstance(value, BlockArgument):
+            result = not isinstance(value.type, TensorType)
+        else:
+            op = value.owner
+            result = not op.regions and op.name not in _NOT_INDEX and all(is_index(v) for v in op.operands)
+        index[value] = result
+        return result
+
+    classes: dict = {}
+    for op in module.walk():
+        values = [(op.name, r) for r in op.results]
+        values += [(f"{op.name}:arg", a) for region in op.regions for block in region.blocks for a in block.args]
+        for kind, value in values:
+            t = value.type
+            if not isinstance(t, TensorType) or isinstance(t.encoding, NoneAttr):
+                continue
+            key = (is_index(value), kind, tuple(t.get_shape()), str(t.element_type))
+            classes.setdefault(key, []).append(t.encoding.layout)
+    return classes
+
+
+def encoding_differences(ours, theirs) -> list[str]:
+    """Where ``ours`` and ``theirs`` do not hold the same encodings: for each kind of value
+    (defining op, shape, element type), the encodings as functions on the shape
+    (``layoutkit.core.protocol.equivalent``, as ``compare`` checks them) must match one to one
+    -- the same number of values per function -- except index math, compared as a set of
+    functions (a pass may keep several copies of it, in any order). Empty when they agree."""
+    from layoutkit.core.protocol import equivalent
+
+    mine, triton = encoding_classes(ours), encoding_classes(theirs)
+    problems = []
+    for key in sorted(set(mine) | set(triton), key=str):
+        shape = key[2]
+        functions: list[tuple[object, list[int]]] = []  # representative, [our count, Triton's count]
+        for side, layouts in enumerate((mine.get(key, []), triton.get(key, []))):
+            for layout in layouts:
+                for rep, counts in functions:
+                    if equivalent(rep, layout, shape):
+                        counts[side] += 1
+                        break
+                else:
+                    functions.append((layout, [int(side == 0), int(side == 1)]))
+        for rep, (a, b) in functions:
+            if (min(a, 1) != min(b, 1)) if key[0] else a != b:
+                problems.append(f"{key[1]} {list(shape)}x{key[3]} in {rep}: {a} of ours, {b} of Triton's")
+    return problems
+
+
+DIFFERENT_STEPS = [s for s in STEPS if _id(s) in DIFFERENT]
+#: step id -> why some of our encodings still differ from Triton's (not only the order of ops)
+OTHER_ENCODINGS = {
+    f"matmul_128x128x64-{t}": "the row offsets of A and C stay in the 128x1 layout of the first convert, "
+    "then a convert to the load/store layout; Triton recomputes them from the make_range in it"
+    for t in ("cuda:80-04", "cuda:90-04")}
+
+
+@pytest.mark.parametrize("step", [pytest.param(s, id=_id(s), marks=[pytest.mark.xfail(
+    strict=True, reason=OTHER_ENCODINGS[_id(s)])] if _id(s) in OTHER_ENCODINGS else []) for s in DIFFERENT_STEPS])
+def test_steps_still_different_hold_triton_s_encodings(step):
+    """Issue 13 asks for "the same encodings on every value": on the steps whose op order still
+    differs, every value of Triton's output has one of ours with the same defining op, shape and
+    encoding (as a function), and every value of ours one of Triton's."""
+    module = parse_module((GOLDENS / step["input"]).read_text())
+    pass_class(PASS)().apply(make_context(), module)
+    module.verify()
+    assert encoding_differences(module, parse_module((GOLDENS / step["output"]).read_text())) == []
+
+
+def _golden_output(step_id: str):
+    (step,) = [s for s in STEPS if _id(s) == step_id]
+    return parse_module((GOLDENS / step["output"]).read_text())
+
+
+def test_encoding_differences_sees_one_changed_encoding():
+    """The check can fail: one load of Triton's own output given another layout (a 1-D blocked
+    one: the 8 rows over lanes instead of over warps) is reported, on both sides."""
+    from layoutkit import parse_layout
+    from layoutkit.triton.layout_rules import set_encoding
+
+    theirs, ours = _golden_output("outer3_reduce-cuda:80-04"), _golden_output("outer3_reduce-cuda:80-04")
+    assert encoding_differences(ours, theirs) == []
+    load = next(op for op in ours.walk() if op.name == "tt.load")  # 8xf32, slice of slice of warps [1, 4, 1]
+    other = parse_layout("#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>")
+    set_encoding(load.results[0], other)
+    problems = encoding_differences(ours, theirs)
+    assert any("1 of ours, 0 of Triton's" in p for p in problems), problems
+    assert any("0 of ours, 1 of Triton's" in p for p in problems), problems
+
+
+def test_encoding_differences_counts_copies_except_index_math():
+    """A second copy of index math (a make_range) is allowed; a second convert is not."""
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    theirs = _golden_output("outer3_reduce-cuda:80-04")
+    ours = _golden_output("outer3_reduce-cuda:80-04")
+    make_range = next(op for op in ours.walk() if op.name == "tt.make_range")
+    Rewriter.insert_op(make_range.clone(), InsertPoint.after(make_range))
+    assert encoding_differences(ours, theirs) == []
+    convert = next(op for op in ours.walk() if op.name == "ttg.convert_layout")
+    Rewriter.insert_op(convert.clone(), InsertPoint.after(convert))
+    problems = encoding_differences(ours, theirs)
+    assert len(problems) == 1 and problems[0].startswith("ttg.convert_layout [8, 32]xf32"), problems
+    assert problems[0].endswith("2 of ours, 1 of Triton's"), problems
+
+
+def test_encoding_differences_compares_functions_not_parameters():
+    """Two encodings with other parameters but the same function on the shape are the same:
+    Triton's 1x1x32 broadcast operand in warps [4, 1, 1] is its result's warps [1, 4, 1] there."""
+    from layoutkit import parse_layout
+    from layoutkit.triton.layout_rules import set_encoding
+
+    theirs, ours = _golden_output("outer3_reduce-cuda:80-04"), _golden_output("outer3_reduce-cuda:80-04")
+    value = next(op for op in ours.walk() if op.name == "tt.make_range").results[0]
+    layout = value.type.encoding.layout  # slice(dim 1, slice(dim 2, blocked warps [1, 4, 1]))
+    assert "warpsPerCTA = [1, 4, 1]" in str(layout)
+    set_encoding(value, parse_layout(str(layout).replace("warpsPerCTA = [1, 4, 1]", "warpsPerCTA = [1, 1, 4]")))
+    assert encoding_differences(ours, theirs) == []
