@@ -22,8 +22,9 @@ The stages (RemoveLayoutConversions.cpp and Utility.cpp of Triton 3.9), per ``tt
    (through element-wise ops, stopping at values that already have the wanted encoding, at a
    ``tt.broadcast`` operand whose encoding is the wanted one as a function on its shape -- as
    Triton's outer3_reduce golden shows -- and at splat/make_range/constant/convert) is
-   recomputed in the destination encoding when every op can be (not an expensive load, dot, atomic or while) and Triton's byte cost allows it:
-   the convert costs ``0`` if it only moves registers, else ``32 * bytes`` (at least 32
+   recomputed in the destination encoding when every op can be (not an expensive load, dot,
+   atomic or while) and Triton's byte cost allows it: the convert costs ``0`` if it only moves
+   registers (two encodings of the same function included), else ``32 * bytes`` (at least 32
    elements of 32 bits); recomputing costs, for each slice op whose result is still needed
    elsewhere, ``bytes`` per arith/math op (``8 * bytes`` for div, exp, log, sqrt, sin, ...),
    ``8 * bytes`` per load, and a reduction its intra-warp plus ``8 *`` inter-warp size;
@@ -335,7 +336,13 @@ def _bytes(value: SSAValue, min_elements: int = 0, min_bits: int = 0) -> int:
 
 
 def reorders_registers(src: Any, dst: Any, shape: tuple[int, ...]) -> bool:
-    """Triton's cvtReordersRegisters: the conversion only moves values between registers."""
+    """Triton's cvtReordersRegisters: the conversion only moves values between registers.
+
+    Two encodings that are the same function on ``shape`` move nothing, also when lanes or
+    warps hold copies (Triton's invertAndCompose maps the broadcast bases both sides share to
+    themselves; a plain pseudo-inverse would send them to zero and see a warp exchange)."""
+    if src == dst or _equal_functions(src, dst, shape):
+        return True
     try:
         a, b = src.to_linear_layout(shape), dst.to_linear_layout(shape)
         comp = b.invert_and_compose(a)
@@ -822,16 +829,20 @@ def _in_for(op: Operation) -> bool:
     return False
 
 
-def _same_on_shape(layout: Any, other: Any, value: SSAValue) -> bool:
-    """The two encodings are the same function on ``value``'s shape (Triton compares linear layouts)."""
+def _equal_functions(layout: Any, other: Any, shape: tuple[int, ...]) -> bool:
+    """The two encodings are the same function on ``shape`` (Triton compares linear layouts)."""
     from layoutkit.core.protocol import equivalent
 
     if layout == other:
         return True
     try:
-        return equivalent(layout, other, tuple(int(d) for d in value.type.get_shape()))
+        return equivalent(layout, other, shape)
     except Exception:  # noqa: BLE001 - an encoding without a function form is compared as parameters
         return False
+
+
+def _same_on_shape(layout: Any, other: Any, value: SSAValue) -> bool:
+    return _equal_functions(layout, other, tuple(int(d) for d in value.type.get_shape()))
 
 
 def _free_convert(op: Operation) -> bool:
