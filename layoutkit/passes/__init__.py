@@ -60,6 +60,7 @@ PASSES: dict[str, str] = {
     "pcf-vectorize-lane-code": "layoutkit.passes.pcf_vectorize_lane_code:PcfVectorizeLaneCodePass",
     "tritongpu-remove-layout-conversions":
         "layoutkit.triton.remove_layout_conversions:TritonGPURemoveLayoutConversionsPass",
+    "pcf-distribute-run-clusters": "layoutkit.passes.pcf_distribute_run_clusters:PcfDistributeRunClustersPass",
 }
 
 

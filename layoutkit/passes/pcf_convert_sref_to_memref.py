@@ -182,7 +182,8 @@ class PcfConvertSrefToMemrefPass(ModulePass):
                     and alloc.parent_region() is alloc.parent_op().initializer:
                 raise LayoutError(f"{NAME}: pcf.alloc in an initialize region is not converted yet")
             _convert_alloc(alloc)
-        for parallel in [o for o in op.walk() if isinstance(o, (pcf.LoopOp, pcf.GenericOp))]:
+        # inner ones first: rebuilding an op clones its region (and the parallel ops in it)
+        for parallel in reversed([o for o in op.walk() if isinstance(o, (pcf.LoopOp, pcf.GenericOp))]):
             if parallel.results or parallel.inits:
                 convert(parallel)
 

@@ -24,8 +24,10 @@ where case ``k`` is a clone of the tile_group region converted for cluster ``k``
 Example: a loop carrying ``tg.left``'s ``private(f32)`` payload keeps one ``f32`` iter_arg
 in the ``tg.left`` case and none in the ``tg.right`` case. A ``tile_group`` splitting
 ``tg.left`` is resolved inside ``tg.left``'s case with ids relative to it (a nested switch).
-Rank-1 worker grids (one id per worker, as ``pcf-lower-structural`` gives subgroups and
-lanes) are resolved. A ``run_cluster`` reading another cluster's shared payload
+A rank-r grid's worker is in cluster ``k`` when ``lo_d <= w_d < hi_d`` in every dimension
+(ids 1.. are 0 of 1, as IREE's subgroup and lane scopes give several ids). Read-only
+``<-`` operands become tied refs whose results are unused; ``initialize`` is inlined per
+worker. A ``run_cluster`` reading another cluster's shared payload
 (scalars and vectors) gets it through a workgroup buffer and two named barriers
 (:class:`_Handoff`).
 """
@@ -47,6 +49,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     VectorType,
+    i1,
     i32,
     i64,
 )
@@ -107,9 +110,10 @@ class _Case:
     """Converts (in place) code for one active cluster; ``fields`` maps each cluster-typed
     value to its payload values (empty for another cluster's)."""
 
-    def __init__(self, active: str, worker, low, handoffs: tuple = (), parent: _Case | None = None,
-                 high=None) -> None:
-        self.active, self.worker, self.low, self.high = active, worker, low, high
+    def __init__(self, active: str, worker: list, low: list, handoffs: tuple = (), parent: _Case | None = None,
+                 high: list | None = None, counts: list | None = None) -> None:
+        self.active, self.worker, self.low, self.high = active, worker, low, high  # one per grid dim
+        self.counts = counts  # the worker counts (root case only)
         self.handoffs = handoffs
         self.parent = parent  # the case of the enclosing cluster (a nested tile_group's cases)
         self.fields: dict = {}
@@ -138,12 +142,21 @@ class _Case:
     def is_active(self, type_) -> bool:
         return isinstance(type_, ThreadgroupType) or self.owner(type_) is not None
 
-    def tile_id(self, type_, before) -> object:
-        """The worker's id relative to ``type_``'s cluster (its global id for the threadgroup)."""
+    def tile_id(self, type_, before, dim: int = 0) -> object:
+        """The worker's id in grid dimension ``dim`` relative to ``type_``'s cluster; for the
+        threadgroup its linear id (id 0 fastest: ``w0 + n0 * w1`` on a 2-d grid)."""
         case = self.owner(type_)
         if case is None or case.active == "tg":
-            return list(self.chain())[-1].worker
-        tile = arith.SubiOp(case.worker, case.low)
+            root = list(self.chain())[-1]
+            linear, made = root.worker[-1], []
+            for w, n in zip(reversed(root.worker[:-1]), reversed(root.counts[:-1])):
+                scaled = arith.MuliOp(linear, n)
+                linear = arith.AddiOp(scaled, w)
+                made += [scaled, linear]
+                linear = linear.result
+            before.parent_block().insert_ops_before(made, before)
+            return linear
+        tile = arith.SubiOp(case.worker[dim], case.low[dim])
         before.parent_block().insert_op_before(tile, before)
         return tile.result
 
@@ -199,12 +212,14 @@ class _Case:
         body = op.region.blocks.first
         args = list(body.args)
         if isinstance(op, RunThreadOp):
-            if args[0].uses:
-                tile = self.tile_id(on, op)
-                if isinstance(tile.owner, arith.SubiOp):
-                    tile.name_hint = args[0].name_hint
-                args[0].replace_all_uses_with(tile)
-            args = args[1:]
+            rank = on.rank if isinstance(on, ClusterType) else 1
+            for dim, arg in enumerate(args[:rank]):
+                if arg.uses:
+                    tile = self.tile_id(on, op, dim)
+                    if isinstance(tile.owner, (arith.SubiOp, arith.AddiOp)):
+                        tile.name_hint = arg.name_hint
+                    arg.replace_all_uses_with(tile)
+            args = args[rank:]
             values = self.flat(op.ins)
         else:
             values = self._received(op, block)
@@ -233,12 +248,18 @@ class _Case:
         if case is None:
             self.drop(op)
             return
-        relative = arith.SubiOp(case.worker, case.low)
-        size = arith.SubiOp(case.high, case.low)
-        relative.result.name_hint = f"{source.id.replace('.', '_')}_worker"
-        size.result.name_hint = f"{source.id.replace('.', '_')}_workers"
-        op.parent_block().insert_ops_before([relative, size], op)
-        resolve_tile_group(op, relative.result, size.result, parent=self)
+        rank = len(case.worker)
+        relatives, sizes = [], []
+        for dim in range(rank):
+            relative = arith.SubiOp(case.worker[dim], case.low[dim])
+            size = arith.SubiOp(case.high[dim], case.low[dim])
+            suffix = str(dim) if rank > 1 else ""
+            relative.result.name_hint = f"{source.id.replace('.', '_')}_worker{suffix}"
+            size.result.name_hint = f"{source.id.replace('.', '_')}_workers{suffix}"
+            op.parent_block().insert_ops_before([relative, size], op)
+            relatives.append(relative.result)
+            sizes.append(size.result)
+        resolve_tile_group(op, relatives, sizes, parent=self)
 
     def _received(self, op, block) -> list:
         """The shared payload values ``op`` (a run_cluster) reads: its own cluster's, or
@@ -267,9 +288,14 @@ class _Case:
         """After the producer's phase: worker 0, lane 0 stores the payload, every producer warp
         arrives at ``full`` and waits until the consumer read it (``consumed``)."""
         zero = _const(0)
-        tile = arith.SubiOp(self.worker, self.low)
         lane = lk_gpu.LaneIdOp()
-        first_worker = arith.CmpiOp(tile, zero, "eq")
+        tiles = [arith.SubiOp(w, lo) for w, lo in zip(self.worker, self.low)]
+        checks = [arith.CmpiOp(tile, zero, "eq") for tile in tiles]  # tile id 0 in every grid dim
+        made = [zero, tiles[0], lane, checks[0]]
+        first_worker = checks[0]
+        for tile, check in zip(tiles[1:], checks[1:]):
+            first_worker = arith.AndIOp(first_worker, check)
+            made += [tile, check, first_worker]
         first_lane = arith.CmpiOp(lane, zero, "eq")
         first = arith.AndIOp(first_worker, first_lane)
         stores = Block()
@@ -278,7 +304,7 @@ class _Case:
             stores.add_op(vector.StoreOp(value, buffer, indices) if isinstance(value.type, VectorType)
                           else memref.StoreOp.get(value, buffer, indices))
         stores.add_op(scf.YieldOp())
-        block.insert_ops_before([zero, tile, lane, first_worker, first_lane, first,
+        block.insert_ops_before([*made, first_lane, first,
                                  scf.IfOp(first, [], Region(stores)),
                                  nvvm.BarrierArriveOp.build(operands=[[handoff.full], [handoff.count]]),
                                  nvvm.BarrierOp.build(operands=[[handoff.consumed], [handoff.count]])], op)
@@ -326,10 +352,23 @@ class _Case:
         self.drop(op)
 
 
-def _bound(cluster: ClusterType, result: int, splits, count) -> ApplyOp:
+def _bound(cluster: ClusterType, result: int, splits, counts: list) -> ApplyOp:
     amap = cluster.bounds.data
     one = AffineMap(amap.num_dims, amap.num_symbols, (amap.results[result],))
-    return ApplyOp([*splits, count], AffineMapAttr(one))
+    return ApplyOp([*splits, *counts], AffineMapAttr(one))
+
+
+def _workers_in(low: list, high: list, made: list):
+    """The number of workers of the box ``[low, high)`` (ops into ``made``)."""
+    size = None
+    for lo, hi in zip(low, high):
+        extent = arith.SubiOp(hi, lo)
+        made.append(extent)
+        if size is not None:
+            extent = arith.MuliOp(size, extent)
+            made.append(extent)
+        size = extent
+    return size
 
 
 def _buffer_type(type_, cluster: str) -> MemRefType:
@@ -372,8 +411,10 @@ def _plan_handoffs(op: TileGroupOp, clusters, lows, highs, made: list) -> tuple:
                 subgroup = lk_gpu.SubgroupSizeOp()
                 made.append(subgroup)
             a, b = bounds[value.type.id], bounds[consumer.on.type.id]
-            sizes = [arith.SubiOp(highs[a], lows[a]), arith.SubiOp(highs[b], lows[b])]
-            workers = arith.AddiOp(sizes[0], sizes[1])
+            sizes: list = []
+            producers = _workers_in(lows[a], highs[a], sizes)
+            consumers = _workers_in(lows[b], highs[b], sizes)
+            workers = arith.AddiOp(producers, consumers)
             threads = arith.MuliOp(workers, subgroup)
             threads32 = arith.IndexCastOp(threads, i32)
             full = arith.ConstantOp(IntegerAttr(FIRST_HANDOFF_BARRIER - 2 * index, i32))
@@ -398,33 +439,47 @@ def _plan_handoffs(op: TileGroupOp, clusters, lows, highs, made: list) -> tuple:
     return tuple(handoffs)
 
 
-def resolve_tile_group(op: TileGroupOp, worker, count, parent: _Case | None = None) -> None:
-    """Replace ``op`` by the cluster index of ``worker`` and an ``scf.index_switch`` of cases
-    (``parent``: the case of the cluster a nested tile_group splits)."""
+def resolve_tile_group(op: TileGroupOp, worker: list, count: list, parent: _Case | None = None) -> None:
+    """Replace ``op`` by the cluster index of the worker (``worker``: its id per grid dimension,
+    ``count``: the worker counts) and an ``scf.index_switch`` of cases (``parent``: the case of
+    the cluster a nested tile_group splits). On a 2-d grid the worker is in cluster ``k`` when
+    ``lo0 <= w0 < hi0`` and ``lo1 <= w1 < hi1``."""
     clusters = [arg.type for arg in op.clusters]
     if isinstance(op.source.type, ClusterType) and parent is None:
         raise LayoutError(f"{NAME}: a tile_group of cluster {op.source.type.id} outside that cluster's region")
-    if any(c.rank != 1 for c in clusters):
-        raise LayoutError(f"{NAME}: clusters of rank {clusters[0].rank}: only rank-1 worker grids are resolved yet")
+    rank = len(worker)
+    if any(c.rank != rank for c in clusters):
+        raise LayoutError(f"{NAME}: clusters of rank {clusters[0].rank} over a rank-{rank} worker grid")
     made: list = []
     lows, highs = [], []
     index = _const(0)
     made.append(index)
     current = index.result
     for k, cluster in enumerate(clusters):
-        lo, hi = _bound(cluster, 0, op.splits, count), _bound(cluster, 1, op.splits, count)
         name = cluster.id.replace(".", "_")
-        lo.result.name_hint, hi.result.name_hint = f"{name}_lo", f"{name}_hi"
-        made += [lo, hi]
-        lows.append(lo.result)
-        highs.append(hi.result)
+        low, high, inside = [], [], None
+        for dim in range(rank):
+            lo, hi = _bound(cluster, 2 * dim, op.splits, count), _bound(cluster, 2 * dim + 1, op.splits, count)
+            suffix = str(dim) if rank > 1 else ""
+            lo.result.name_hint, hi.result.name_hint = f"{name}_lo{suffix}", f"{name}_hi{suffix}"
+            made += [lo, hi]
+            low.append(lo.result)
+            high.append(hi.result)
+        lows.append(low)
+        highs.append(high)
         if k:
-            above = arith.CmpiOp(lo.result, worker, "ule")
-            below = arith.CmpiOp(worker, hi.result, "ult")
-            inside = arith.AndIOp(above, below)
+            for dim in range(rank):
+                above = arith.CmpiOp(low[dim], worker[dim], "ule")
+                below = arith.CmpiOp(worker[dim], high[dim], "ult")
+                both = arith.AndIOp(above, below)
+                made += [above, below, both]
+                if inside is not None:
+                    both = arith.AndIOp(inside, both)
+                    made.append(both)
+                inside = both
             kth = _const(k)
             pick = arith.SelectOp(inside, kth, current)
-            made += [above, below, inside, kth, pick]
+            made += [kth, pick]
             current = pick.result
     current.name_hint = "cluster"
     handoffs = _plan_handoffs(op, clusters, lows, highs, made)
@@ -457,26 +512,69 @@ def _inside_tile_group(op) -> bool:
     return False
 
 
+WRITES = ("pcf.write_slice", "memref.store", "vector.store", "vector.transfer_write", "memref.copy")
+
+
+def _grid_rank(op: SharedExecutorOp, block: Block) -> int:
+    """The rank of the executor's worker grid: its outermost tile_groups' (1 without any)."""
+    ranks = {arg.type.rank for t in block.walk() if isinstance(t, TileGroupOp) and not _inside_tile_group(t)
+             and isinstance(t.source.type, ThreadgroupType) for arg in t.clusters}
+    if len(ranks) > 1:
+        raise LayoutError(f"{NAME}: pcf.shared_executor: tile_groups of ranks {sorted(ranks)} split one threadgroup")
+    return ranks.pop() if ranks else 1
+
+
+def _inline_initializer(op: SharedExecutorOp, new: Block) -> None:
+    """The ``initialize`` region, replicated at the start of every worker's code: its values are
+    the same for every worker (it sees no ids) and a ``pcf.alloc`` in it is one buffer of the
+    scope's shared memory per allocation site, so running it per worker equals running it once.
+    It must not write memory (every worker would repeat the write)."""
+    init = op.initializer.blocks.first
+    for inner in init.walk():
+        if inner.name in WRITES:
+            raise LayoutError(f"{NAME}: pcf.shared_executor: the initialize region writes memory "
+                              f"({inner.name}); only values and allocations are replicated per worker")
+    yielded = list(init.last_op.operands)
+    for arg, value in zip(op.region.blocks.first.args[:op.num_leading], yielded, strict=True):
+        arg.replace_all_uses_with(value)
+    first = new.first_op
+    for inner in list(init.ops)[:-1]:
+        inner.detach()
+        if first is None:
+            new.add_op(inner)
+        else:
+            new.insert_op_before(inner, first)
+
+
 def resolve_executor(op: SharedExecutorOp) -> None:
-    """``op`` becomes a ``pcf.generic sync true`` whose tile_groups are resolved."""
-    if not all(op.tied_flags):
-        raise LayoutError(f"{NAME}: pcf.shared_executor: read-only (<-) operands are not resolved yet")
-    if op.initializer.blocks:
-        raise LayoutError(f"{NAME}: pcf.shared_executor: initialize regions are not resolved yet")
+    """``op`` becomes a ``pcf.generic sync true`` whose tile_groups are resolved. Its refs are
+    all tied: a read-only ``%r <- %x`` becomes ``%r = %x`` whose result (a snapshot of an sref
+    nobody writes, so ``%x`` itself) has no use. An ``initialize`` region is inlined at the
+    start (:func:`_inline_initializer`). A rank-r worker grid is the scope's workers as IREE's
+    subgroup and lane scopes give r ids: id 0 the worker (count: the workers), ids 1.. 0 (count 1)."""
     old = op.region.blocks.first
     refs = list(op.ref_args)
+    rank = _grid_rank(op, old)
     new = Block(arg_types=[*(a.type for a in refs), IndexType(), IndexType()])
     for a, b in zip(refs, new.args):
         b.name_hint = a.name_hint
         a.replace_all_uses_with(b)
-    worker, count = new.args[-2:]
-    worker.name_hint, count.name_hint = "worker", "workers"
+    worker, count = [new.args[-2]], [new.args[-1]]
+    worker[0].name_hint, count[0].name_hint = "worker", "workers"
+    if rank > 1:  # ids 1.. are 0 of 1, as IREE's subgroup and lane scopes give several ids
+        zero, one = _const(0), _const(1)
+        new.add_ops([zero, one])
+        zero.result.name_hint, one.result.name_hint = "worker1", "workers1"
+        worker += [zero.result] * (rank - 1)
+        count += [one.result] * (rank - 1)
     _move_ops(old, new)
+    if op.initializer.blocks:
+        _inline_initializer(op, new)
     for tile_group in [t for t in new.walk() if isinstance(t, TileGroupOp) and not _inside_tile_group(t)]:
         resolve_tile_group(tile_group, worker, count)  # nested ones: by the cases of the outer ones
     zero = _const(0)
     new.insert_op_before(zero, new.first_op)
-    case = _Case("tg", worker, zero.result)  # run_thread / run_cluster on the whole threadgroup
+    case = _Case("tg", worker, [zero.result] * rank, counts=count)  # run_thread / run_cluster on the threadgroup
     case.fields[op.threadgroup] = []
     case.convert_block(new)
     case.finish()
@@ -484,12 +582,16 @@ def resolve_executor(op: SharedExecutorOp) -> None:
         new.erase_op(zero)
     if op.threadgroup.uses:
         raise LayoutError(f"{NAME}: the threadgroup is used by {next(iter(op.threadgroup.uses)).operation.name}")
+    inits, reads = iter(op.inits), iter(op.reads)
+    operands = [next(inits) if tied else next(reads) for tied in op.tied_flags]
     generic = pcf.GenericOp.build(
-        operands=[list(op.inits), []], result_types=[list(op.result_types)], regions=[Region(), Region(new)],
-        properties={"scope": op.scope, "is_tied": op.is_tied, "sync_on_return": BoolAttr.from_bool(True),
-                    "num_leading_args": IntAttr(0)}, attributes=dict(op.attributes))
+        operands=[operands, []], result_types=[[v.type for v in operands]], regions=[Region(), Region(new)],
+        properties={"scope": op.scope, "is_tied": DenseArrayBase.from_list(i1, [True] * len(operands)),
+                    "sync_on_return": BoolAttr.from_bool(True), "num_leading_args": IntAttr(0)},
+        attributes=dict(op.attributes))
     op.parent_block().insert_op_before(generic, op)
-    for a, b in zip(op.results, generic.results):
+    tied_results = [r for r, tied in zip(generic.results, op.tied_flags) if tied]
+    for a, b in zip(op.results, tied_results, strict=True):
         a.replace_all_uses_with(b)
     op.parent_block().erase_op(op)
 

@@ -18,8 +18,9 @@ PIPELINES: dict[str, tuple[str, str]] = {
     "cleanup": ("canonicalize,cse", "fold and simplify, then merge equal pure ops (after a rewrite)"),
     "tile-and-distribute": ("linalg-fuse-elementwise,bufferize,tile-to-workgroups,promote-to-workgroup-memory,distribute-to-threads,gpu-outline-kernels,cse",
                             "linalg on tensors to GPU kernels and a host function (layoutkit compile)"),
-    "pcf-resolve": ("convert-forall-to-pcf,pcf-resolve-clusters",
-                    "PCF to per-worker form: workgroup scf.forall to pcf.loop, shared_executor clusters "
+    "pcf-resolve": ("convert-forall-to-pcf,pcf-distribute-run-clusters,pcf-resolve-clusters",
+                    "PCF to per-worker form: workgroup scf.forall to pcf.loop, tensor run_cluster phases "
+                    "distributed to subgroups and lanes, shared_executor clusters "
                     "resolved into scf.index_switch cases (the first stage of pcf-to-gpu)"),
     "pcf-to-gpu": ("pcf-resolve,pcf-resolve-tokens,pcf-convert-sref-to-memref,pcf-lower-structural,gpu-outline-kernels,cse",
                    "PCF (pcf.loop/pcf.generic on memrefs, shared_executor clusters resolved; workgroup "

@@ -336,8 +336,13 @@ def warps_per_tile_mfma(dot: Operation, shape: tuple[int, ...], num_warps: int, 
     return tuple(ret)
 
 
-def to_mfma(dot: Operation, num_warps: int) -> None:
-    """Rewrite ``dot`` onto an ``amd_mfma`` version 3 layout (gfx942); FMA dots stay."""
+def mfma_choice(dot: Operation, num_warps: int) -> tuple[AmdMfmaEncoding, int] | None:
+    """The ``amd_mfma`` version 3 layout (gfx942) Triton gives ``dot``'s result and the
+    operands' ``kWidth`` (module doc); None where the dot stays on FMA. Raises
+    :class:`LayoutError` for an MFMA element type not implemented yet. Worked example:
+    ``64x32 * 32x64`` f16, 4 warps, no chain: ``mDim = 32``, 32x32x8 with kBase 4; warps
+    ``[1, 1] -> [1, 2]`` (``64 / 64 / 1 = 1 < 64 / 32 / 1 = 2``) ``-> [2, 2]``: ``(mfma [2, 2]
+    [32, 32, 8], 4)``."""
     result = dot.results[0]
     shape = tuple(result.type.get_shape())
     element = str(dot.operands[0].type.element_type)
@@ -346,16 +351,22 @@ def to_mfma(dot: Operation, num_warps: int) -> None:
     size = min(shape[-2:])
     m = 32 if size >= 32 else 16 if size >= 16 else 0
     if not m:
-        return
+        return None
     if (element, m) not in _MFMA_CDNA3:
         raise LayoutError(f"tritongpu-accelerate-matmul: {dot.name} with {element} operands on hip:gfx942: "
                           f"this MFMA instruction is not implemented yet")
     k_dim, k_base = _MFMA_CDNA3[(element, m)]
     if dot.operands[0].type.get_shape()[-1] % k_dim:
-        return
+        return None
     old = _layout(result)
-    mfma = AmdMfmaEncoding(3, warps_per_tile_mfma(dot, shape, num_warps, m, m), (m, m, k_dim), True, old.cga)
-    _rewrite(dot, mfma, k_base)
+    return AmdMfmaEncoding(3, warps_per_tile_mfma(dot, shape, num_warps, m, m), (m, m, k_dim), True, old.cga), k_base
+
+
+def to_mfma(dot: Operation, num_warps: int) -> None:
+    """Rewrite ``dot`` onto an ``amd_mfma`` version 3 layout (gfx942); FMA dots stay."""
+    choice = mfma_choice(dot, num_warps)
+    if choice is not None:
+        _rewrite(dot, *choice)
 
 
 def _convert_before(dot: Operation, value, layout, rewriter: Rewriter):
@@ -424,5 +435,5 @@ class TritonGPUAccelerateMatmulPass(ModulePass):
 
 
 __all__ = ["TritonGPUAccelerateMatmulPass", "comes_from_load_or_block_arg", "instr_shape_v3", "is_chain_dot_head",
-           "is_chain_dot_tail", "supports_mma", "supports_v3", "warps_per_tile_mfma", "warps_per_tile_v2",
+           "is_chain_dot_tail", "mfma_choice", "supports_mma", "supports_v3", "warps_per_tile_mfma", "warps_per_tile_v2",
            "warps_per_tile_v3"]

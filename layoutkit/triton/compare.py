@@ -204,8 +204,10 @@ def _run_pipeline(text: str, target: str, num_warps: int, cost_model: str):
 
 
 def _lanes(target: str) -> int:
-    """Threads per warp as Triton compiles for ``target``: 64 on AMD CDNA (gfx9), else 32."""
-    return 64 if target.startswith("hip:gfx9") else 32
+    """Threads per warp as Triton compiles for ``target`` (:func:`~layoutkit.triton.gpu_pipeline.warp_size`)."""
+    from layoutkit.triton.gpu_pipeline import warp_size
+
+    return warp_size(target)
 
 
 def triton_side(text: str, target: str, num_warps: int, kernel: str | None) -> Side:

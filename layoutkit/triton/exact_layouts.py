@@ -31,9 +31,12 @@ blocked layouts from the pointers' axis info (Triton's rule: ``sizePerThread`` t
 width along the most contiguous dim, order by contiguity; a half-vector variant; a per-thread
 2-D tile that serves a transposed access too; the rule with lanes moved off the contiguous
 dim, :func:`_lanes_moved`), each ``tt.dot``'s ``#ttg.nvidia_mma`` v2 layouts (every warp
-split that fits; on cuda:90 also Triton's v3 choice, operands as :class:`SharedOperand`), a reduction's operand with the reduced axis in registers
+split that fits; on cuda:90 also Triton's v3 choice, operands as :class:`SharedOperand`; on
+hip:gfx942 Triton's ``#ttg.amd_mfma`` choice and its other warp splits instead), a reduction's
+operand with the reduced axis in registers
 (:func:`lift_blocked`) -- and whatever the requirements carry between neighbours, at most
-:data:`MAX_CANDIDATES` each.
+:data:`MAX_CANDIDATES` each; a store's variable also gets, from each non-blocked candidate,
+the layouts one register exchange away (:func:`drop_replicas`, :func:`widen_vector`).
 
 Costs, in SM issue cycles per warp-instruction (the weights and their sources are at
 :data:`ELEMENTWISE_WEIGHT`): a requirement its producer does not meet costs its conversion
@@ -72,6 +75,7 @@ from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects import ttg
 from layoutkit.ir.dialects.layouts import LayoutAttr
 from layoutkit.layouts.triton import BlockedEncoding, DotOperandEncoding, SliceEncoding
+from layoutkit.layouts.triton.amd import AmdMfmaEncoding
 from layoutkit.layouts.triton.default import default_blocked_encoding
 from layoutkit.layouts.triton.linear import LinearEncoding
 from layoutkit.layouts.triton.mma import NvidiaMmaEncoding
@@ -153,17 +157,17 @@ SECTOR_BYTES, LINE_BYTES = 32, 128
 
 def _lanes_moved(layout: BlockedEncoding, shape: tuple[int, ...], elem: int) -> list[tuple[BlockedEncoding, int]]:
     """Variants of a coalesced blocked layout with lanes moved from the contiguous dim
-    ``order[0]`` to the next one while each row segment a warp reads stays a whole cache line
-    and then a whole sector (the same global instructions and sectors): fewer lanes share a
+    ``order[0]`` to the next one while each row segment a warp reads stays a whole cache line,
+    half a line, then a whole sector (the same global instructions and sectors): fewer lanes share a
     row, so a reduction along the contiguous dim leaves a less replicated slice (triton issue
     10987). Worked example: 64x64xf32 ``[1, 4], lanes [2, 16]`` gives lanes ``[4, 8]`` (128-byte
-    rows) and ``[16, 2]`` (32-byte rows); the row sums then sit on 4 and 1 registers per
+    rows), ``[8, 4]`` (64-byte rows) and ``[16, 2]`` (32-byte rows); the row sums then sit on 4 and 1 registers per
     thread instead of 8."""
     fast, slow = layout.order[0], layout.order[1]
     lanes = list(layout.threads_per_warp)
     row = layout.size_per_thread[fast] * elem
     found = []
-    for target in (LINE_BYTES, SECTOR_BYTES):
+    for target in (LINE_BYTES, LINE_BYTES // 2, SECTOR_BYTES):
         keep = max(1, -(-target // row))
         if keep >= lanes[fast]:
             continue
@@ -196,7 +200,8 @@ class Want:
             return self.param
         if self.kind == "slice":
             return SliceEncoding(self.param, layout) if isinstance(layout, BlockedEncoding | NvidiaMmaEncoding
-                                                                   | SliceEncoding | LinearEncoding) else None
+                                                                   | AmdMfmaEncoding | SliceEncoding
+                                                                   | LinearEncoding) else None
         if self.kind == "parent":
             return layout.parent if isinstance(layout, SliceEncoding) and layout.dim == self.param else None
         if self.kind == "trans":
@@ -209,7 +214,9 @@ class Want:
             return join_blocked(layout)
         if self.kind == "reshape":
             return reshape_layout(layout, self.param[1], self.param[0])
-        index, k_width, a_shared, allow_transpose = self.param  # dot
+        index, k_width, a_shared, allow_transpose, mfma_k_width = self.param  # dot
+        if isinstance(layout, AmdMfmaEncoding):
+            return DotOperandEncoding(index, layout, mfma_k_width) if mfma_k_width else None
         if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3:
             if index == 1 or a_shared:
                 return SharedOperand(index, allow_transpose)
@@ -329,6 +336,73 @@ def reshape_layout(layout: Any, shape: tuple[int, ...], new_shape: tuple[int, ..
     bases = {name: tuple(moved(b) for b in linear.bases.get(name, [])) for name in ("register", "lane", "warp", "block")}
     try:
         return LinearEncoding(bases["register"], bases["lane"], bases["warp"], bases["block"])
+    except (LayoutError, ValueError):
+        return None
+
+
+def widen_vector(layout: Any, shape: tuple[int, ...], dim: int, width: int) -> Any | None:
+    """``layout`` with lane bases along ``dim`` exchanged for register bases that are not, so
+    each thread holds ``width`` consecutive elements along ``dim`` (its first registers): a
+    layout a global access can use at full vector width, one lane/register exchange away from
+    ``layout`` (shuffles, not shared memory). None when it already does or cannot. Worked
+    example: ``amd_mfma [2, 2] 32x32`` transposed on 64x64 holds 4 consecutive columns (register
+    bases (0, 1), (0, 2), (0, 8), (0, 16); lane 5 is (0, 4)); for 8: register (0, 8) and lane
+    (0, 4) swap, registers (0, 1), (0, 2), (0, 4), (0, 16), lane 5 (0, 8)."""
+    if width < 2 or width & (width - 1) or isinstance(layout, BlockedEncoding):
+        return None
+    try:
+        linear = layout.to_linear_layout(tuple(shape))
+    except (LayoutError, ValueError, TypeError, AttributeError, NotImplementedError):
+        return None
+    rank = len(shape)
+    if linear.out_dim_names != [f"dim{d}" for d in range(rank)]:
+        return None
+    regs = [tuple(b) for b in linear.bases.get("register", [])]
+    lanes = [tuple(b) for b in linear.bases.get("lane", [])]
+    units = [tuple(1 << i if d == dim else 0 for d in range(rank)) for i in range(width.bit_length() - 1)]
+    if regs[:len(units)] == units:
+        return None
+    for unit in units:
+        if unit in regs:
+            continue
+        spare = [i for i, r in enumerate(regs) if r not in units]
+        if unit not in lanes or not spare:
+            return None
+        lanes[lanes.index(unit)], regs[spare[0]] = regs[spare[0]], unit  # the lanes stay adjacent
+    regs = units + [r for r in regs if r not in units]
+    try:
+        return LinearEncoding(tuple(regs), tuple(lanes), tuple(map(tuple, linear.bases.get("warp", []))),
+                              tuple(map(tuple, linear.bases.get("block", []))))
+    except (LayoutError, ValueError):
+        return None
+
+
+def drop_replicas(layout: Any, shape: tuple[int, ...]) -> Any | None:
+    """``layout`` with its broadcast lane and warp bases (zero: threads holding the same
+    elements) given the last register bases instead: every thread keeps a subset of its
+    registers, so converting to it moves no data, and a global access of it issues no
+    duplicate instructions. None for a blocked layout or one without replicas. Worked
+    example: ``amd_mfma [4, 1] 32x32`` on 32x64 (every warp holds the whole tile; registers
+    (0, 1), (0, 2), (0, 8), (0, 16), (0, 32)) gives warps (0, 32), (0, 16) and 8 registers."""
+    if isinstance(layout, BlockedEncoding):
+        return None
+    try:
+        linear = layout.to_linear_layout(tuple(shape))
+    except (LayoutError, ValueError, TypeError, AttributeError, NotImplementedError):
+        return None
+    if linear.out_dim_names != [f"dim{d}" for d in range(len(shape))]:
+        return None
+    bases = {name: [tuple(b) for b in linear.bases.get(name, [])] for name in ("register", "lane", "warp", "block")}
+    changed = False
+    for name in ("lane", "warp"):
+        for i, basis in enumerate(bases[name]):
+            if not any(basis) and bases["register"]:
+                bases[name][i] = bases["register"].pop()
+                changed = True
+    if not changed:
+        return None
+    try:
+        return LinearEncoding(*(tuple(bases[n]) for n in ("register", "lane", "warp", "block")))
     except (LayoutError, ValueError):
         return None
 
@@ -498,7 +572,7 @@ def shared_route_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, ta
     )
 
     if not isinstance(dst, DotOperandEncoding) or isinstance(src, DotOperandEncoding) \
-            or not isinstance(dst.parent, NvidiaMmaEncoding):
+            or not isinstance(dst.parent, NvidiaMmaEncoding | AmdMfmaEncoding):
         return None  # an FMA dot's operand (blocked parent): the planner's conversion only
     try:
         if not needs_shared_memory(src, dst, shape):
@@ -603,6 +677,7 @@ class ExactLayouts:
         self.total = 0.0
         self.solver = ""
         self.replicated: list[str] = []
+        self.vectors: dict[int, tuple[int, int]] = {}  # a store's variable -> (dim, vector width)
 
     # -- building ---------------------------------------------------------------------------
     def variable(self, value: SSAValue, pinned: bool = False) -> int:
@@ -763,6 +838,7 @@ class ExactLayouts:
                 v.add(layout, origin)
             v.access.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
                                              _shape(ptr), v.dtype))
+            self.vectors[index] = self.vector(ptr)
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
             return
@@ -806,7 +882,8 @@ class ExactLayouts:
 
                 element = str(op.operands[0].type.element_type)
                 k_width = max(1, 4 // element_bytes(element))
-                dot_want = (k_width, comes_from_load_or_block_arg(op.operands[0]), element in ("f16", "bf16"))
+                dot_want = (k_width, comes_from_load_or_block_arg(op.operands[0]), element in ("f16", "bf16"),
+                            self.mfma_k_width(op))
                 for i in range(len(op.operands)):
                     self.use(op, i, Want("dot", (i, *dot_want)) if i < 2 else Want("same"), index)
                 return
@@ -828,6 +905,17 @@ class ExactLayouts:
         self.fixed_uses(op)
 
     # -- anchors ----------------------------------------------------------------------------
+    def vector(self, ptr: SSAValue) -> tuple[int, int]:
+        """(the most contiguous dim, Triton's vector width there) of an access through ``ptr``."""
+        from layoutkit.triton.axis_walk import pointee_bytes
+
+        info, shape = self.infos.get(ptr), _shape(ptr)
+        if info is None or not shape:
+            return 0, 1
+        dim = min(range(len(shape)), key=lambda d: (-info.contiguity[d], -d))
+        per_thread = max(1, math.prod(shape) // self.threads)
+        return dim, max(1, min(ax.vector_limit(info, pointee_bytes(ptr)), per_thread))
+
     def coalesced(self, op: Operation, ptr: SSAValue) -> list[tuple[Any, str]]:
         """Triton's coalesced blocked layout for the access (vector along the most contiguous
         dim, order by contiguity), a half-vector variant, and 2-D per-thread tiles."""
@@ -864,9 +952,31 @@ class ExactLayouts:
                                   f"{width}x{depth} tile per thread for {where}"))
         return found
 
+    def mfma_choice(self, op: Operation) -> tuple[AmdMfmaEncoding, int] | None:
+        """On ``hip:gfx942``, the ``amd_mfma`` layout and operand ``kWidth`` Triton's
+        accelerate-matmul gives ``op`` (None: not that target, an FMA dot, or an MFMA type
+        not implemented)."""
+        if self.target != "hip:gfx942" or op.name != "tt.dot" or len(_shape(op.results[0])) != 2:
+            return None
+        from layoutkit.triton.accelerate_matmul import mfma_choice
+
+        try:
+            return mfma_choice(op, self.num_warps)
+        except LayoutError:
+            return None
+
+    def mfma_k_width(self, op: Operation) -> int:
+        choice = self.mfma_choice(op)
+        return 0 if choice is None else choice[1]
+
     def dot_candidates(self, op: Operation, v: Variable) -> None:
         """``#ttg.nvidia_mma`` v2 (m16n8) with every warp split that fits the tile; on cuda:90
-        also the v3 layout Triton's accelerate-matmul picks where ``supportMMA(3)`` holds."""
+        also the v3 layout Triton's accelerate-matmul picks where ``supportMMA(3)`` holds; on
+        hip:gfx942 Triton's ``amd_mfma`` choice (:func:`mfma_choice`: instruction, warps,
+        ``isTransposed``), then its instruction with every other warp split that fits."""
+        if len(v.shape) == 2 and self.mfma_choice(op) is not None:
+            self.mfma_candidates(op, v)
+            return
         if not self.target.startswith("cuda:") or len(v.shape) != 2:
             return
         m, n = v.shape
@@ -896,6 +1006,31 @@ class ExactLayouts:
                 return m * n * k / (64 * instr[1] * instr[2]) / (self.num_warps / 4)  # wgmma per warp group
             if isinstance(layout, NvidiaMmaEncoding):
                 return m * n * k / (16 * 8 * 16) / self.num_warps
+            return m * n * k / self.threads
+
+        v.unary.append(dot_cost)
+
+    def mfma_candidates(self, op: Operation, v: Variable) -> None:
+        """gfx942: Triton's ``amd_mfma`` layout first, then the same instruction with every
+        warp split that fits the tile; priced one MFMA issue per ``mDim x nDim x kDim`` block
+        per warp (an FMA dot: one per element and k per thread)."""
+        mfma, _ = self.mfma_choice(op)
+        where = _where(op)
+        v.add(mfma, f"amd_mfma for {where} (Triton's choice)")
+        m, n = v.shape
+        m_dim, n_dim, k_dim = mfma.instr_shape
+        warps_m = 1
+        while warps_m <= self.num_warps:
+            warps_n = self.num_warps // warps_m
+            if warps_m * m_dim <= m and warps_n * n_dim <= n:
+                v.add(AmdMfmaEncoding(3, (warps_m, warps_n), mfma.instr_shape, mfma.is_transposed, mfma.cga),
+                      f"amd_mfma for {where}")
+            warps_m *= 2
+        k = _shape(op.operands[0])[-1]
+
+        def dot_cost(layout) -> float:
+            if isinstance(layout, AmdMfmaEncoding):
+                return m * n * k / (m_dim * n_dim * k_dim) / self.num_warps
             return m * n * k / self.threads
 
         v.unary.append(dot_cost)
@@ -953,6 +1088,19 @@ class ExactLayouts:
         (one L1 wavefront per instruction, a broadcast), so its accesses are priced like any
         instruction instead: loading 16 floats into every thread (4 vector loads) is cheaper
         than 15 shuffles spreading them from 16 lanes (``outer3_reduce``)."""
+        for index, (dim, width) in self.vectors.items():  # one exchange or none from a candidate
+            v = self.variables[index]
+            for layout, origin in list(zip(v.candidates, v.origins)):
+                single = drop_replicas(layout, v.shape)
+                found = [(single, f"{origin}, replicas dropped"),
+                         (widen_vector(layout, v.shape, dim, width), f"{origin}, {width}-wide vectors")]
+                if single is not None:
+                    found.append((widen_vector(single, v.shape, dim, width),
+                                  f"{origin}, replicas dropped, {width}-wide vectors"))
+                for wide, label in found:
+                    if wide is not None and wide not in v.candidates and _fits(wide, v.shape):
+                        v.candidates.append(wide)
+                        v.origins.append(label)
         for v in self.variables:
             if v.access and math.prod(v.shape) < self.threads:  # replicated in any layout: see above
                 v.access = [lambda c, f=f: BROADCAST_ACCESS_WEIGHT * f(c) for f in v.access]

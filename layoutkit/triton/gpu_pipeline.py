@@ -28,6 +28,12 @@ TRITON_LAYOUT_PASSES = ("tritongpu-coalesce", "tritongpu-remove-layout-conversio
                         "tritongpu-remove-layout-conversions", "tritongpu-optimize-dot-operands",
                         "tritongpu-remove-layout-conversions", "tritongpu-reduce-data-duplication")
 COST_MODELS = ("exact", "triton")
+
+
+def warp_size(target: str) -> int:
+    """Threads per warp as Triton compiles for ``target``: 64 on AMD CDNA (``hip:gfx9*``), else 32."""
+    return 64 if target.startswith("hip:gfx9") else 32
+
 SOLVERS = ("auto", "ilp", "tree", "descent", "brute")
 
 
@@ -69,7 +75,8 @@ class TritonGPUPipelinePass(ModulePass):
 
     target: str = ""
     num_warps: int = 4
-    threads_per_warp: int = 32
+    #: 0: the target's warp size, as Triton's backends pass it (64 on CDNA ``hip:gfx9*``, else 32)
+    threads_per_warp: int = 0
     num_ctas: int = 1
     cost_model: str = "exact"
     solver: str = "auto"
@@ -80,11 +87,17 @@ class TritonGPUPipelinePass(ModulePass):
             raise LayoutError(f"cost-model: expected exact or triton, got {quote(self.cost_model)}")
         self.passes()  # the options are checked now, not after the conversion
 
+    def lanes(self) -> int:
+        """Threads per warp: the option, else the target's (``hip:gfx942`` -> 64)."""
+        if self.threads_per_warp:
+            return self.threads_per_warp
+        return warp_size(self.target)
+
     def passes(self) -> list[ModulePass]:
         from layoutkit.passes import PASSES, pass_class
         from layoutkit.passes.convert_triton_to_tritongpu import ConvertTritonToTritonGPUPass
 
-        first = ConvertTritonToTritonGPUPass(self.target, self.num_warps, self.threads_per_warp, self.num_ctas)
+        first = ConvertTritonToTritonGPUPass(self.target, self.num_warps, self.lanes(), self.num_ctas)
         if self.cost_model == "exact":
             return [first, TritonGPUExactLayoutsPass(self.solver, self.explain)]
         missing = [name for name in TRITON_LAYOUT_PASSES if name not in PASSES]
@@ -98,4 +111,4 @@ class TritonGPUPipelinePass(ModulePass):
             p.apply(ctx, op)
 
 
-__all__ = ["COST_MODELS", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]
+__all__ = ["COST_MODELS", "warp_size", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]

@@ -251,14 +251,43 @@ QUARTERS = [[(("0", 0), ("d0", 0)), (("0", 0), ("d1", 0))], [(("0", 0), ("d0", 0
 @example([QUARTERS[0], QUARTERS[1], [(("d0", -1), ("s", 0)), (("0", 0), ("s", 0))]])
 def test_2d_partition_check_agrees_with_brute_force(tmp_path_factory, boxes):
     """Random 2-D boxes over [0, s0) x [0, s1) from the endpoints 0, d0, d1, s (+-1): the verifier
-    accepts exactly when a worker-by-worker count at its sample points finds a partition."""
+    accepts exactly when a worker-by-worker count finds a partition at every small point of the
+    domain (the check is exact, not sampled)."""
     clusters = [cluster("(d0, d1)[s0, s1] -> (" + ", ".join(
         f"{affine(lo, a, k)}, {affine(hi, b, k)}" for k, ((lo, a), (hi, b)) in enumerate(box)) + ")", f"tg.c{i}")
         for i, box in enumerate(boxes)]
     path = tmp_path_factory.mktemp("p") / "in.mlir"
     path.write_text(tile_group(clusters, splits="(%h, %x)"))
     code = main(["opt", str(path), "-o", str(path.with_suffix(".out"))])
-    assert (code == 0) == brute_force_ok(boxes, 2)
+    assert (code == 0) == partition_everywhere(boxes)
+
+
+def partition_everywhere(bounds) -> bool:
+    """Brute force of the exact rule (docs/pcf-extension.md, "tile_group"): at every small point
+    of the domain -- s0, s1 in 1..5, and in each grid dimension the splits its bounds use ordered
+    0 <= d0 <= d1 <= s of that dimension -- the boxes are inside the grid, disjoint and cover it.
+    The bounds are 0, d0, d1, s (+-1), so a layout that fails anywhere fails at a small point."""
+    used = [{name for box in bounds for end in box[dim] for name, _ in [end] if name.startswith("d")}
+            for dim in range(2)]
+    for s0, s1, d0, d1 in product(range(1, 6), range(1, 6), range(6), range(6)):
+        extents = (s0, s1)
+        values = {"d0": d0, "d1": d1}
+        chains = [[0, *(values[d] for d in sorted(used[r])), extents[r]] for r in range(2)]
+        if any(chain != sorted(chain) for chain in chains):
+            continue  # outside the domain
+        owners = {}
+        for box in bounds:
+            ranges = []
+            for dim, ((lo, a), (hi, b)) in enumerate(box):
+                at = {"0": 0, "s": extents[dim], **values}
+                ranges.append((at[lo] + a, at[hi] + b))
+            if any(not 0 <= lo <= hi <= extents[dim] for dim, (lo, hi) in enumerate(ranges)):
+                return False
+            for point in product(*(range(lo, hi) for lo, hi in ranges)):
+                owners[point] = owners.get(point, 0) + 1
+        if len(owners) != s0 * s1 or any(n != 1 for n in owners.values()):
+            return False
+    return True
 
 
 def test_partitions_found_by_brute_force_exist():

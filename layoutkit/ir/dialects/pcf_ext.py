@@ -67,6 +67,16 @@ from layoutkit.ir.dialects.pcf import (
     _ReadLike,
     is_scope,
 )
+from layoutkit.ir.dialects.pcf_partition import (
+    MAX_CASES,
+    Partition,
+    Undecided,
+    const,
+    cube,
+    linear,
+    solve,
+    sub,
+)
 from layoutkit.ir.registry import register
 
 # Worker counts and split values at which tile_group bounds are checked: per sample the grid
@@ -494,7 +504,8 @@ class TileGroupOp(IRDLOperation):
         self._verify_partition(clusters, ranks.pop())
 
     def _verify_partition(self, clusters: list[ClusterType], rank: int) -> None:
-        """Disjoint boxes covering the grid, checked at sample split values and worker counts."""
+        """Disjoint boxes covering the grid: first at two sample points (the clearest witnesses),
+        then proven for every worker count and ordered split value (:meth:`_verify_exact`)."""
         n = len(self.splits)
         for extent in _SAMPLES:
             splits = [extent * (k + 1) // (n + 1) for k in range(n)]
@@ -513,6 +524,59 @@ class TileGroupOp(IRDLOperation):
             if covered != extent ** rank:
                 raise VerifyException(f"{self.name}: the clusters cover {covered} of {extent ** rank} "
                                       f"workers {where}")
+        self._verify_exact(clusters, rank)
+
+    def _verify_exact(self, clusters: list[ClusterType], rank: int) -> None:
+        """The same three rules for every worker count and ordered split value (a proof, or a
+        violation with its witness; see :mod:`.pcf_partition`)."""
+        name = self.name
+        try:
+            self._prove(clusters, rank)
+        except Undecided as reason:
+            raise VerifyException(f"{name}: cannot decide whether the clusters partition the worker "
+                                  f"grid: the bounds have {reason}") from None
+
+    def _prove(self, clusters: list[ClusterType], rank: int) -> None:
+        name, n = self.name, len(self.splits)
+        part = Partition([c.bounds.data for c in clusters], n, rank)
+        for residue, env, rows, names in part.cases():
+            forms = [[(linear(lo, env), linear(hi, env)) for lo, hi in
+                      zip(c.bounds.data.results[0::2], c.bounds.data.results[1::2])] for c in clusters]
+
+            def witness(extra, residue=residue, rows=rows, names=names):
+                point = solve(rows + extra, names)
+                if point is None:
+                    return None
+                splits, extents = part.values(point, residue)
+                return splits, extents, f"(d = {splits}, s = {extents})"
+
+            for c, box in zip(clusters, forms):
+                for r, (lo, hi) in enumerate(box):
+                    s = env[1][r]
+                    for row in (sub(const(0), lo), sub(lo, hi), sub(hi, s)):
+                        found = witness([sub(row, const(1))])
+                        if found:
+                            raise VerifyException(f"{name}: cluster {c.id}: bounds {_box(c, *found[:2])} "
+                                                  f"leave the worker grid {found[2]}")
+            for (ca, a), (cb, b) in combinations(zip(clusters, forms), 2):
+                extra = []
+                for (la, ha), (lb, hb) in zip(a, b):
+                    extra += [sub(sub(hb, la), const(1)), sub(sub(ha, lb), const(1)),
+                              sub(sub(ha, la), const(1)), sub(sub(hb, lb), const(1))]
+                found = witness(extra)
+                if found:
+                    raise VerifyException(f"{name}: clusters {ca.id} and {cb.id} overlap: bounds "
+                                          f"{_box(ca, *found[:2])} and {_box(cb, *found[:2])} {found[2]}")
+            live = [v for v in names if any(v in row for row in rows) or any(
+                v in f for box in forms for pair in box for f in pair)]
+            if (rank + 1) ** len(live) > MAX_CASES:
+                raise Undecided(f"{len(live)} variables (a {rank + 1}^{len(live)} cube to count)")
+            for point in cube(rows, live, rank):
+                splits, extents = part.values(point, residue)
+                covered, total = sum(_volume(_box(c, splits, extents)) for c in clusters), _product(extents)
+                if covered != total:
+                    raise VerifyException(f"{name}: the clusters cover {covered} of {total} workers "
+                                          f"(d = {splits}, s = {extents})")
 
 
 def _volume(box) -> int:
