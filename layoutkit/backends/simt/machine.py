@@ -513,14 +513,17 @@ class Machine:
             return hit[1]
         source = self.repeated.get(key)
         if source is not None and source[0] is index:
-            return self._largest(source[1])
-        if index.size > _LARGEST_CACHE_ELEMENTS:
+            largest = self._largest(source[1])
+            if index.size > _LARGEST_CACHE_ELEMENTS:
+                return largest
+        elif index.size > _LARGEST_CACHE_ELEMENTS:
             hit = self._noted
             if hit is not None and hit[0] is index:
                 return hit[1]
             return int(index.view(np.uint64).max())
+        else:
+            largest = int(index.view(np.uint64).max())
         cache = self._largest_cache
-        largest = int(index.view(np.uint64).max())
         if len(cache) >= _LARGEST_CACHE_ENTRIES:
             cache.clear()
         cache[id(index)] = (index, largest)

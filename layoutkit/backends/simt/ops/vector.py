@@ -149,14 +149,18 @@ def insert(m, op, mask) -> None:
     if static is None:
         position = None if op.dynamic_position else (
             slice(None), *(int(p) for p in op.static_position.get_values()))
-        static = m.static[("insert", op)] = (op.source, op.dest, op.result, position)
-    source, destination, result, index = static
+        static = m.static[("insert", op)] = (op.source, op.dest, op.result, position,
+                                             position is not None and _reuses_dest(op))
+    source, destination, result, index, reuse = static
     env = m.env
     src = env[source]
     dest = env[destination]
     if index is not None:  # a static position: one copy of dest, one assignment
         threads = max(src.shape[0], dest.shape[0])
-        out = dest.copy() if dest.shape[0] == threads else dest.repeat(threads, 0)
+        if reuse and dest.shape[0] == threads:
+            out = dest  # (the previous insert's array, read by nothing else: see _reuses_dest)
+        else:
+            out = dest.copy() if dest.shape[0] == threads else dest.repeat(threads, 0)
         _assign(out, index, src)
         env[result] = out
         return
@@ -165,6 +169,17 @@ def insert(m, op, mask) -> None:
     out = np.array(full(dest, threads))
     out[_per_thread(position, threads)] = src
     m.env[op.result] = out
+
+
+def _reuses_dest(op: vector.InsertOp) -> bool:
+    """Whether ``op`` may write into its dest's array instead of a copy: the dest is the
+    result of a static ``vector.insert`` just before it in the same block (an array that
+    insert made, in no cache and not repeated by a batched loop) and ``op`` is its only use.
+    A chain ``%f0 = insert %a, %zero [0]; %f1 = insert %b, %f0 [1]`` then copies ``%zero``
+    once and fills that copy."""
+    owner = op.dest.owner
+    return (isinstance(owner, vector.InsertOp) and not owner.dynamic_position
+            and owner.next_op is op and op.dest.has_one_use())
 
 
 _WORDS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
