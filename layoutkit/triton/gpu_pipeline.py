@@ -34,6 +34,21 @@ def warp_size(target: str) -> int:
     """Threads per warp as Triton compiles for ``target``: 64 on AMD CDNA (``hip:gfx9*``), else 32."""
     return 64 if target.startswith("hip:gfx9") else 32
 
+def require_ttir(module: ModuleOp, pass_name: str) -> None:
+    """The pipeline starts from TTIR: no ``ttg.num-warps`` on the module, no tensor with an
+    encoding (converting TTGIR again would silently keep its layouts under new module options)."""
+    from xdsl.dialects.builtin import NoneAttr, TensorType
+
+    if "ttg.num-warps" in module.attributes:
+        raise LayoutError(f"{pass_name}: the module is TTGIR already (it has 'ttg.num-warps'): expected TTIR "
+                          f"(on TTGIR run the layout passes alone, e.g. --tritongpu-exact-layouts)")
+    for inner in module.walk():
+        for result in inner.results:
+            if isinstance(result.type, TensorType) and not isinstance(result.type.encoding, NoneAttr):
+                raise LayoutError(f"{pass_name}: {inner.name} has a tensor with a layout, "
+                                  f"{quote(result.type)}: expected TTIR (tensors without encodings)")
+
+
 SOLVERS = ("auto", "ilp", "tree", "descent", "brute")
 
 
@@ -56,8 +71,10 @@ class TritonGPUExactLayoutsPass(ModulePass):
             raise LayoutError(f"solver: expected one of {', '.join(SOLVERS)}, got {quote(self.solver)}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from layoutkit.triton.coalesce import require_ttgir
         from layoutkit.triton.exact_layouts import assign_layouts
 
+        require_ttgir(op, self.name)
         text = assign_layouts(op, self.solver, self.explain)
         if self.explain:
             sys.stderr.write(text)
@@ -107,8 +124,9 @@ class TritonGPUPipelinePass(ModulePass):
         return [first, *(pass_class(name)() for name in TRITON_LAYOUT_PASSES)]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_ttir(op, self.name)
         for p in self.passes():
             p.apply(ctx, op)
 
 
-__all__ = ["COST_MODELS", "warp_size", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]
+__all__ = ["COST_MODELS", "require_ttir", "warp_size", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]

@@ -1,0 +1,124 @@
+"""A new user's review of the layout passes on the command line (issue 13): wrong input
+kinds and bad options are one ``error:`` line naming the field (exit 2), and ``--explain``
+names the source and per-thread tiles as they are."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from layoutkit.cli import main
+
+GOLDENS = Path(__file__).parents[1] / "frontend" / "goldens"
+LAYOUT_GOLDENS = Path(__file__).parents[1] / "layout_passes" / "goldens"
+
+
+def _run(capsys, args: list[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("kernel", ["matmul_64x64x32", "transpose_tile"])
+def test_exact_layouts_alone_on_ttir_is_one_error_line(capsys, kernel):
+    # before: a traceback (matmul) or TTIR printed back unchanged with exit 0 (transpose)
+    path = GOLDENS / kernel / "kernel.ttir"
+    code, out, err = _run(capsys, ["opt", str(path), "--tritongpu-exact-layouts"])
+    assert code == 2 and out == ""
+    assert err == f"{path}: error: tritongpu-exact-layouts: the module has no 'ttg.num-warps' attribute: " \
+                  f"expected TTGIR (run convert-triton-to-tritongpu first)\n"
+
+
+def test_pipeline_on_ttgir_is_one_error_line(capsys):
+    # before: exit 0, the TTGIR's layouts kept under the new module options (32 lanes on hip:gfx942)
+    path = LAYOUT_GOLDENS / "vector_add" / "cuda-80" / "00-input.ttgir"
+    code, out, err = _run(capsys, ["opt", str(path), "--triton-gpu-pipeline=target=hip:gfx942"])
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"{path}: error: triton-gpu-pipeline: the module is TTGIR already (it has 'ttg.num-warps')")
+
+
+def test_pipeline_on_tensors_with_layouts_is_one_error_line(capsys, tmp_path):
+    text = (LAYOUT_GOLDENS / "vector_add" / "cuda-80" / "00-input.ttgir").read_text()
+    stripped = re.sub(r"module attributes \{[^}]*\}", "module", text, count=1)
+    assert "ttg.num-warps" not in stripped and "#ttg.blocked" in stripped
+    path = tmp_path / "k.ttir"
+    path.write_text(stripped)
+    code, out, err = _run(capsys, ["opt", str(path), "--triton-gpu-pipeline=target=cuda:80"])
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "error: triton-gpu-pipeline: " in err and "has a tensor with a layout" in err and "expected TTIR" in err
+
+
+@pytest.mark.parametrize("options, message", [
+    ("target=cuda:80 num-warps=abc", "(num-warps: expected an integer, got 'abc')"),
+    ("target=cuda:80 explain=maybe", "(explain: expected true or false, got 'maybe')"),
+    ("target=cuda:80 cost_model=1", "(cost-model: expected a string, got '1')"),
+    ("target=cuda:80 bogus=1", "(unknown option 'bogus'; options: target, num-warps, threads-per-warp, "
+                               "num-ctas, cost-model, solver, explain)"),
+])
+def test_bad_pipeline_options_name_the_option_and_quote_the_value(capsys, options, message):
+    code, out, err = _run(capsys, ["opt", str(GOLDENS / "vector_add" / "kernel.ttir"),
+                                   f"--triton-gpu-pipeline={options}"])
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: --triton-gpu-pipeline: ") and err.rstrip().endswith(message), err
+
+
+def test_bad_option_in_pass_pipeline_text_names_it(capsys):
+    code, _, err = _run(capsys, ["opt", str(GOLDENS / "vector_add" / "kernel.ttir"),
+                                 "--pass-pipeline=builtin.module(triton-gpu-pipeline{target=cuda:80 num-warps=x})"])
+    assert code == 2 and err.startswith("error: --pass-pipeline: triton-gpu-pipeline: ")
+    assert err.rstrip().endswith("(num-warps: expected an integer, got 'x')")
+
+
+def _explain(capsys, kernel: str) -> str:
+    code, _, err = _run(capsys, ["opt", str(GOLDENS / kernel / "kernel.ttir"), "--explain",
+                                 "--triton-gpu-pipeline=target=cuda:80 num-warps=4"])
+    assert code == 0
+    return err
+
+
+def test_explain_tile_labels_are_the_size_per_thread_of_the_layouts(capsys):
+    # before: both the load's [4, 8] and the store's [8, 4] were called "8x4 tile per thread"
+    err = _explain(capsys, "transpose_tile")
+    convert = next(line for line in err.splitlines() if line.startswith("//   convert "))
+    src, dst = re.findall(r"sizePerThread = \[(\d+), (\d+)\]", convert)
+    reason = next(line for line in err.splitlines() if "producer " in line)
+    assert f"from {src[0]}x{src[1]} tile per thread" in reason
+    assert f"wants {dst[0]}x{dst[1]} tile per thread" in reason
+    assert src != dst
+
+
+def test_explain_names_the_source_file_of_each_op(capsys):
+    # before: "tt.load at line 298", a line of the Python source, read as a line of the .ttir
+    text = (GOLDENS / "transpose_tile" / "kernel.ttir").read_text()
+    err = _explain(capsys, "transpose_tile")
+    found = re.search(r"producer tt\.load at ([\w./]+):(\d+) ", err)
+    assert found is not None, err
+    assert f'loc("{found[1]}":{found[2]}:' in text
+
+
+def test_explain_on_unlocated_ttgir_points_into_the_input(capsys):
+    path = LAYOUT_GOLDENS / "transpose_tile" / "cuda-80" / "00-input.ttgir"
+    code, _, err = _run(capsys, ["opt", str(path), "--tritongpu-exact-layouts", "--explain"])
+    assert code == 0
+    found = re.search(r"producer tt\.load at (\S+):(\d+):(\d+) ", err)
+    assert found is not None and found[1] == str(path), err
+    line = path.read_text().split("\n")[int(found[2]) - 1]
+    assert line.find("tt.load") + 1 == int(found[3])
+
+
+def test_explain_says_when_no_other_alternative_was_found(capsys):
+    err = _explain(capsys, "gather_rows")
+    lines = err.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("//   convert "):
+            block = []
+            for later in lines[i + 1:]:
+                if not later.startswith("//     "):
+                    break
+                block.append(later)
+            alternatives = [b for b in block if b.startswith("//     alternative:")]
+            assert alternatives, block
+            assert (len(alternatives) == 1) == any("no other alternative" in b for b in block)
+    assert "tt.gather at " in err and "wants its fixed operand layout" in err
