@@ -122,3 +122,31 @@ def test_explain_says_when_no_other_alternative_was_found(capsys):
             assert alternatives, block
             assert (len(alternatives) == 1) == any("no other alternative" in b for b in block)
     assert "tt.gather at " in err and "wants its fixed operand layout" in err
+
+
+ODD = """module {
+  tt.func public @odd(%in: !tt.ptr<f32>) {
+    %r = tt.make_range {end = 48 : i32, start = 0 : i32} : tensor<48xi32>
+    %p = tt.splat %in : !tt.ptr<f32> -> tensor<48x!tt.ptr<f32>>
+    %a = tt.addptr %p, %r : tensor<48x!tt.ptr<f32>>, tensor<48xi32>
+    %x = tt.load %a : tensor<48x!tt.ptr<f32>>
+    tt.store %a, %x : tensor<48x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("flag", ["--triton-gpu-pipeline=target=cuda:80 cost-model=exact",
+                                  "--triton-gpu-pipeline=target=cuda:80 cost-model=triton",
+                                  "--convert-triton-to-tritongpu=target=cuda:80"])
+def test_a_tensor_that_is_not_a_power_of_two_is_an_error_at_its_op(capsys, tmp_path, flag):
+    # before: exact said "unary: variable 0 has 0 candidates and 0 costs"; the others failed
+    # to verify after the pass, at no line
+    path = tmp_path / "odd.ttir"
+    path.write_text(ODD)
+    code, out, err = _run(capsys, ["opt", str(path), flag])
+    assert code == 2 and out == ""
+    column = ODD.split("\n")[2].index("tt.make_range") + 1
+    assert err == f"{path}:3:{column}: error: tt.make_range: result #0: shape 'tensor<48xi32>': expected " \
+                  f"power-of-two dimensions (Triton's tensors have them; its layouts cover no other shape)\n"
