@@ -150,3 +150,14 @@ def test_a_tensor_that_is_not_a_power_of_two_is_an_error_at_its_op(capsys, tmp_p
     column = ODD.split("\n")[2].index("tt.make_range") + 1
     assert err == f"{path}:3:{column}: error: tt.make_range: result #0: shape 'tensor<48xi32>': expected " \
                   f"power-of-two dimensions (Triton's tensors have them; its layouts cover no other shape)\n"
+
+
+def test_compare_pipelines_reports_an_error_at_the_files_line(capsys, tmp_path):
+    # before: "error: line 3: ..." -- a line of the module as re-printed, not of the file
+    path = tmp_path / "odd.ttir"
+    path.write_text("// two lines\n// before the module\n" + ODD)
+    code, out, err = _run(capsys, ["compare-pipelines", str(path), "--target", "cuda:80", "--no-run"])
+    assert code == 2 and out == ""
+    column = ODD.split("\n")[2].index("tt.make_range") + 1
+    assert err.startswith(f"{path}:5:{column}: error: tt.make_range: result #0: shape 'tensor<48xi32>'")
+    assert err.count("\n") == 1
