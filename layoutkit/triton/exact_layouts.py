@@ -991,6 +991,12 @@ class ExactLayouts:
             if warps_m * 16 <= m and warps_n * 8 <= n:
                 v.add(NvidiaMmaEncoding(2, 0, (warps_m, warps_n), (16, 8)), f"mma v2 for {_where(op)}")
             warps_m *= 2
+        if op.name == "tt.dot" and not any(isinstance(c, NvidiaMmaEncoding) for c in v.candidates):
+            # a tile smaller than the warps (16x16 on 4 warps): Triton's split, warps replicated
+            from layoutkit.triton.accelerate_matmul import warps_per_tile_v2
+
+            v.add(NvidiaMmaEncoding(2, 0, warps_per_tile_v2(op, (m, n), self.num_warps), (16, 8)),
+                  f"mma v2 for {_where(op)} (Triton's split, warps replicated)")
 
         k = _shape(op.operands[0])[-1]
         instr = None
@@ -1009,8 +1015,9 @@ class ExactLayouts:
         def dot_cost(layout, m=m, n=n, k=k) -> float:
             if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3 and instr is not None:
                 return m * n * k / (64 * instr[1] * instr[2]) / (self.num_warps / 4)  # wgmma per warp group
-            if isinstance(layout, NvidiaMmaEncoding):
-                return m * n * k / (16 * 8 * 16) / self.num_warps
+            if isinstance(layout, NvidiaMmaEncoding):  # m16n8k16 tiles per warp (replicated warps: 1 each)
+                wm, wn = layout.warps_per_cta
+                return max(m, 16 * wm) * max(n, 8 * wn) * k / (16 * 8 * 16) / (wm * wn)
             return m * n * k / self.threads
 
         v.unary.append(dot_cost)

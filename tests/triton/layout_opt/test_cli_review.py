@@ -161,3 +161,51 @@ def test_compare_pipelines_reports_an_error_at_the_files_line(capsys, tmp_path):
     column = ODD.split("\n")[2].index("tt.make_range") + 1
     assert err.startswith(f"{path}:5:{column}: error: tt.make_range: result #0: shape 'tensor<48xi32>'")
     assert err.count("\n") == 1
+
+
+DOT16 = """module {
+  tt.func public @d(%a: !tt.ptr<f16> {tt.divisibility = 16 : i32}, %c: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
+    %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %r0 = tt.expand_dims %r {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+    %c16 = arith.constant dense<16> : tensor<16x1xi32>
+    %row = arith.muli %r0, %c16 : tensor<16x1xi32>
+    %r1 = tt.expand_dims %r {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+    %rb = tt.broadcast %row : tensor<16x1xi32> -> tensor<16x16xi32>
+    %cb = tt.broadcast %r1 : tensor<1x16xi32> -> tensor<16x16xi32>
+    %off = arith.addi %rb, %cb : tensor<16x16xi32>
+    %pa = tt.splat %a : !tt.ptr<f16> -> tensor<16x16x!tt.ptr<f16>>
+    %pa2 = tt.addptr %pa, %off : tensor<16x16x!tt.ptr<f16>>, tensor<16x16xi32>
+    %x = tt.load %pa2 : tensor<16x16x!tt.ptr<f16>>
+    %z = arith.constant dense<0.0> : tensor<16x16xf32>
+    %d = tt.dot %x, %x, %z : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+    %pc = tt.splat %c : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
+    %pc2 = tt.addptr %pc, %off : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
+    tt.store %pc2, %d : tensor<16x16x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"""
+
+
+def test_a_dot_smaller_than_the_warps_gets_mma_and_runs_equal_to_numpy(capsys, tmp_path):
+    # before: 16x16 on 4 warps had no mma candidate (every split had to fit the tile): an FMA
+    # dot and 3 converts, conversion cost 64 against Triton's 55 by the same measure
+    import numpy as np
+
+    from layoutkit.triton.compare import compare_pipelines
+
+    comparison = compare_pipelines(DOT16, "cuda:80", 4)
+    triton, exact = comparison.sides
+    assert exact.measure.cost <= triton.measure.cost, (exact.measure, triton.measure)
+    assert "nvidia_mma" in str(exact.module) and "tt.dot" in str(exact.module)
+    path = tmp_path / "d.ttgir"
+    path.write_text(str(exact.module))
+    a = np.random.default_rng(0).standard_normal((16, 16)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "c.npy", np.zeros((16, 16), np.float32))
+    code, _, err = _run(capsys, ["simulate", str(path), "--kernel", "d", "--grid", "1",
+                                 "--arg", f"a={tmp_path / 'a.npy'}", "--arg", f"c={tmp_path / 'c.npy'}",
+                                 "--out", str(tmp_path / "out")])
+    assert code == 0, err
+    expected = a.astype(np.float32) @ a.astype(np.float32)
+    np.testing.assert_allclose(np.load(tmp_path / "out" / "c.npy"), expected, rtol=1e-3, atol=1e-3)
