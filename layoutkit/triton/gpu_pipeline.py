@@ -109,6 +109,9 @@ class TritonGPUPipelinePass(ModulePass):
     def __post_init__(self) -> None:
         if self.cost_model not in COST_MODELS:
             raise LayoutError(f"cost-model: expected exact or triton, got {quote(self.cost_model)}")
+        if self.threads_per_warp and warp_size(self.target) == 64 and self.threads_per_warp != 64:
+            raise LayoutError(f"threads-per-warp: {self.target} runs 64 lanes per warp (its amd_mfma layouts "
+                              f"assume them), got {quote(self.threads_per_warp)}")
         self.passes()  # the options are checked now, not after the conversion
 
     def lanes(self) -> int:
@@ -135,6 +138,9 @@ class TritonGPUPipelinePass(ModulePass):
         require_ttir(op, self.name)
         for p in self.passes():
             p.apply(ctx, op)
+        if self.explain and self.cost_model != "exact":
+            sys.stderr.write(f"// cost-model={self.cost_model}: nothing to explain (Triton's heuristics "
+                             f"weigh no alternatives; --explain is cost-model=exact's)\n")
 
 
 __all__ = ["COST_MODELS", "require_ttir", "warp_size", "TRITON_HIP_LAYOUT_PASSES", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]

@@ -209,3 +209,24 @@ def test_a_dot_smaller_than_the_warps_gets_mma_and_runs_equal_to_numpy(capsys, t
     assert code == 0, err
     expected = a.astype(np.float32) @ a.astype(np.float32)
     np.testing.assert_allclose(np.load(tmp_path / "out" / "c.npy"), expected, rtol=1e-3, atol=1e-3)
+
+
+def test_explain_with_cost_model_triton_says_there_is_nothing_to_explain(capsys):
+    # before: --explain printed nothing at all with cost-model=triton
+    code, out, err = _run(capsys, ["opt", str(GOLDENS / "transpose_tile" / "kernel.ttir"), "--explain",
+                                   "--triton-gpu-pipeline=target=cuda:80 cost-model=triton"])
+    assert code == 0 and "ttg.convert_layout" in out
+    assert err == "// cost-model=triton: nothing to explain (Triton's heuristics weigh no alternatives; " \
+                  "--explain is cost-model=exact's)\n"
+
+
+def test_a_cdna_target_with_32_lanes_is_an_error(capsys):
+    # before: exit 0, amd_mfma layouts (64 lanes) in a module of ttg.threads-per-warp = 32
+    code, out, err = _run(capsys, ["opt", str(GOLDENS / "matmul_64x64x32" / "kernel.ttir"),
+                                   "--triton-gpu-pipeline=target=hip:gfx942 threads-per-warp=32"])
+    assert code == 2 and out == ""
+    assert err == "error: --triton-gpu-pipeline: threads-per-warp: hip:gfx942 runs 64 lanes per warp " \
+                  "(its amd_mfma layouts assume them), got '32'\n"
+    code, out, _ = _run(capsys, ["opt", str(GOLDENS / "vector_add" / "kernel.ttir"),
+                                 "--triton-gpu-pipeline=target=hip:gfx942 threads-per-warp=64"])
+    assert code == 0 and '"ttg.threads-per-warp" = 64' in out
