@@ -35,6 +35,8 @@ TRITON_HIP_LAYOUT_PASSES = ("tritongpu-coalesce", "tritongpu-remove-layout-conve
                             "tritongpu-remove-layout-conversions", "tritonamdgpu-optimize-epilogue",
                             "tritongpu-remove-layout-conversions", "tritongpu-reduce-data-duplication")
 COST_MODELS = ("exact", "triton")
+#: threads per block a kernel may launch with (CUDA and HIP)
+MAX_THREADS = 1024
 
 
 def warp_size(target: str) -> int:
@@ -113,6 +115,9 @@ class TritonGPUPipelinePass(ModulePass):
             raise LayoutError(f"threads-per-warp: {self.target} runs 64 lanes per warp (its amd_mfma layouts "
                               f"assume them), got {quote(self.threads_per_warp)}")
         self.passes()  # the options are checked now, not after the conversion
+        if self.num_warps * self.lanes() > MAX_THREADS:
+            raise LayoutError(f"num-warps: at most {MAX_THREADS // self.lanes()} warps of {self.lanes()} lanes "
+                              f"({MAX_THREADS} threads per block on every target), got {quote(self.num_warps)}")
 
     def lanes(self) -> int:
         """Threads per warp: the option, else the target's (``hip:gfx942`` -> 64)."""

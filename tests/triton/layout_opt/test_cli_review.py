@@ -230,3 +230,16 @@ def test_a_cdna_target_with_32_lanes_is_an_error(capsys):
     code, out, _ = _run(capsys, ["opt", str(GOLDENS / "vector_add" / "kernel.ttir"),
                                  "--triton-gpu-pipeline=target=hip:gfx942 threads-per-warp=64"])
     assert code == 0 and '"ttg.threads-per-warp" = 64' in out
+
+
+@pytest.mark.parametrize("options, message", [
+    ("target=cuda:80 num-warps=64", "num-warps: at most 32 warps of 32 lanes (1024 threads per block on every "
+                                    "target), got '64'"),
+    ("target=hip:gfx942 num-warps=32", "num-warps: at most 16 warps of 64 lanes (1024 threads per block on every "
+                                       "target), got '32'"),
+])
+def test_more_threads_than_a_block_takes_is_an_error(capsys, options, message):
+    # before: num-warps=1024 (32768 threads) gave a module no GPU can launch, exit 0
+    code, out, err = _run(capsys, ["opt", str(GOLDENS / "vector_add" / "kernel.ttir"),
+                                   f"--triton-gpu-pipeline={options}"])
+    assert code == 2 and out == "" and err == f"error: --triton-gpu-pipeline: {message}\n"
