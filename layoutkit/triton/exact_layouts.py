@@ -984,6 +984,8 @@ class ExactLayouts:
             return
         if not self.target.startswith("cuda:") or len(v.shape) != 2:
             return
+        if int(self.target[5:]) < 75:  # Volta: Triton's mma v1, not modelled; an FMA dot, not v2
+            return
         m, n = v.shape
         warps_m = 1
         while warps_m <= self.num_warps:

@@ -243,3 +243,25 @@ def test_more_threads_than_a_block_takes_is_an_error(capsys, options, message):
     code, out, err = _run(capsys, ["opt", str(GOLDENS / "vector_add" / "kernel.ttir"),
                                    f"--triton-gpu-pipeline={options}"])
     assert code == 2 and out == "" and err == f"error: --triton-gpu-pipeline: {message}\n"
+
+
+def test_no_mma_v2_before_turing(capsys):
+    # Triton's getMMAVersionSafe: compute capability < 75 has mma v1 only (v2 from 75 on);
+    # before: exact gave cuda:70 an mma v2 layout, an instruction sm_70 does not have
+    for target, has_v2 in (("cuda:70", False), ("cuda:75", True), ("cuda:80", True)):
+        code, out, err = _run(capsys, ["opt", str(GOLDENS / "matmul_64x64x32" / "kernel.ttir"),
+                                       f"--triton-gpu-pipeline=target={target}"])
+        assert code == 0, err
+        assert ("versionMajor = 2" in out) is has_v2, target
+        assert "tt.dot" in out
+
+
+def test_the_fma_dot_on_volta_runs_equal_to_numpy():
+    from layoutkit.backends.simt.golden_checks import check_with_numpy
+    from layoutkit.ir import make_context, parse_module
+    from layoutkit.passes import pass_class
+
+    module = parse_module((GOLDENS / "matmul_64x64x32" / "kernel.ttir").read_text())
+    pass_class("triton-gpu-pipeline")(target="cuda:70").apply(make_context(), module)
+    assert "nvidia_mma" not in str(module)
+    assert check_with_numpy("matmul_64x64x32", module, 0) == "equal"
