@@ -10,6 +10,7 @@ an error (one ``error:`` line).
 from __future__ import annotations
 
 import json
+import re
 
 import click
 
@@ -30,7 +31,7 @@ MAX_WARPS = 32
 def command(file: str, target: str, num_warps: str, as_json: bool, seed: str, no_run: bool) -> None:
     """Compare Triton's layout passes with cost-model=exact on FILE, a TTIR kernel."""
     from layoutkit.backends.simt.golden_checks import DIFFERS, check_with_numpy
-    from layoutkit.cli.opt import read_module
+    from layoutkit.cli.opt import read_module, source_error
     from layoutkit.triton.compare import compare_pipelines
 
     warps = _whole(num_warps, "--num-warps", 1, MAX_WARPS)
@@ -43,7 +44,12 @@ def command(file: str, target: str, num_warps: str, as_json: bool, seed: str, no
     if "ttg.num-warps" in module.attributes:
         raise LayoutError(f"FILE: {quote(source)} is TTGIR already (it has ttg.num-warps); expected TTIR")
     run = None if no_run else (lambda kernel, result: check_with_numpy(kernel, result, rng_seed))
-    comparison = compare_pipelines(str(module), target, warps, source=source, run=run)
+    try:  # the text as read, so that an error's line is the file's
+        comparison = compare_pipelines(text, target, warps, source=source, run=run)
+    except LayoutError as err:
+        if re.match(r"line \d+", str(err)):
+            raise source_error(source, text, str(err)) from None
+        raise
     out = json.dumps(comparison.to_dict(), indent=1) + "\n" if as_json else comparison.text()
     common.write_output("-", out, "--output")
     if any(s.ran == DIFFERS for s in comparison.sides):

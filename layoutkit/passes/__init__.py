@@ -73,9 +73,10 @@ _SUMMARIES = {
 
 
 def pass_summary(name: str) -> str:
-    """One line saying what the pass ``name`` does (its docstring's first line)."""
-    lines = [line.strip() for line in (pass_class(name).__doc__ or "").splitlines()]
-    return next((line for line in lines if line), _SUMMARIES.get(name, ""))
+    """One line saying what the pass ``name`` does: its docstring's first paragraph, joined
+    (a sentence may go on over the next line)."""
+    paragraph = (pass_class(name).__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(line.strip() for line in paragraph.splitlines()) or _SUMMARIES.get(name, "")
 
 
 def pass_options(name: str) -> list[tuple[str, str, str | None]]:

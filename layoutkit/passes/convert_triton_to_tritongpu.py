@@ -141,6 +141,21 @@ class ConvertTritonToTritonGPUPass(ModulePass):
         op.attributes = dict(sorted(attributes.items()))  # MLIR prints a dictionary sorted
 
 
+def _check_power_of_two(module: ModuleOp) -> None:
+    """Every tensor without an encoding has power-of-two dims, as Triton's verifiers require
+    (``tt.make_range``: "Number of elements must be power of 2"); else a LayoutError at the
+    op, e.g. ``line 3: tt.make_range: result #0: shape 'tensor<48xi32>': ...``."""
+    for op in module.walk():
+        for index, result in enumerate(op.results):
+            t = result.type
+            if isinstance(t, TensorType) and isinstance(t.encoding, NoneAttr) and \
+                    any(d < 1 or d & (d - 1) for d in t.get_shape()):
+                line = op_line(op)
+                where = f"line {line}: " if line else ""
+                raise LayoutError(f"{where}{op.name}: result #{index}: shape {quote(t)}: expected power-of-two "
+                                  f"dimensions (Triton's tensors have them; its layouts cover no other shape)")
+
+
 def _blocked(t: Attribute) -> BlockedEncoding:
     layout = t.encoding.layout
     if not isinstance(layout, BlockedEncoding):  # the default layout of an operand: never
@@ -244,6 +259,7 @@ class _Conversion:
     # --- the walk ---------------------------------------------------------------------------
 
     def run(self, module: ModuleOp) -> None:
+        _check_power_of_two(module)
         for op in list(module.walk()):
             if self.is_legal(op):
                 continue

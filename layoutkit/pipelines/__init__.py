@@ -88,12 +88,42 @@ def parse_pass_pipeline(text: str, field: str = "--pass-pipeline") -> tuple:
                 raise LayoutError(f"{where}: takes no options, got {quote(spec)}")
             try:
                 passes.append(cls.from_spec(spec))
-            except ValueError as err:
-                raise LayoutError(f"{where}: {err}") from None
+            except ValueError as err:  # xDSL's text first (tests grep it), then the option and value
+                raise LayoutError(f"{where}: {err}{_diagnosis(cls, spec)}") from None
         else:
             raise LayoutError(f"{field}: no pass or pipeline named {quote(spec.name)} "
                               f"(see layoutkit opt --list-passes)")
     return tuple(passes)
+
+
+#: what an option of each scalar type takes, for the error naming the option
+_EXPECTED = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _diagnosis(cls, spec) -> str:
+    """Why xDSL refused the options of ``spec`` for the pass ``cls``, naming the option as
+    written (``num-warps``) and quoting the value -- xDSL's own message names neither
+    (``Incompatible types: given ('abc',), expected <class 'int'>``): ``" (num-warps: expected
+    an integer, got 'abc')"``, ``" (unknown option 'bogus'; options: ...)"``, else ``""``."""
+    from typing import get_type_hints
+
+    hints = get_type_hints(cls)
+    options = [f.name for f in dataclasses.fields(cls) if f.init and f.name != "name"]
+    for key, values in spec.normalize_parameter_names().parameters.items():
+        option = key.replace("_", "-")
+        if key not in options:
+            return f" (unknown option {quote(option)}; options: {', '.join(o.replace('_', '-') for o in options)})"
+        kind = hints.get(key)
+        if kind not in _EXPECTED:
+            continue  # a tuple or another type: xDSL's check
+        text = ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in values)
+        ok = len(values) == 1 and (isinstance(values[0], bool) if kind is bool else
+                                   isinstance(values[0], (int, float)) and not isinstance(values[0], bool)
+                                   if kind is float else
+                                   isinstance(values[0], kind) and not isinstance(values[0], bool))
+        if not ok:
+            return f" ({option}: expected {_EXPECTED[kind]}, got {quote(text)})"
+    return ""
 
 
 __all__ = ["PIPELINES", "parse_pass_pipeline", "pipeline_text"]

@@ -628,10 +628,15 @@ def _is_work(op: Any) -> bool:
 
 
 def _where(op: Operation) -> str:
+    """``op`` for ``--explain``: its name and the user's source line (``tt.load at
+    kernel.py:298``), else its place in the input text, else the name alone."""
+    from layoutkit.ir.context import op_line, op_location
     from layoutkit.ir.locations import op_source
 
     source = op_source(op)
-    return f"{op.name} at line {source[1]}" if source and source[1] is not None else op.name
+    if source and source[1] is not None:
+        return f"{op.name} at {source[0]}:{source[1]}"
+    return f"{op.name} at {op_location(op)}" if op_line(op) is not None else op.name
 
 
 def _short(layout: Any) -> str:
@@ -949,7 +954,7 @@ class ExactLayouts:
                     spt[other] = depth
                     found.append((default_blocked_encoding(shape, self.num_warps, self.threads_per_warp,
                                                            size_per_thread=spt, order=order),
-                                  f"{width}x{depth} tile per thread for {where}"))
+                                  f"{'x'.join(map(str, spt))} tile per thread for {where}"))
         return found
 
     def mfma_choice(self, op: Operation) -> tuple[AmdMfmaEncoding, int] | None:
@@ -979,6 +984,8 @@ class ExactLayouts:
             return
         if not self.target.startswith("cuda:") or len(v.shape) != 2:
             return
+        if int(self.target[5:]) < 75:  # Volta: Triton's mma v1, not modelled; an FMA dot, not v2
+            return
         m, n = v.shape
         warps_m = 1
         while warps_m <= self.num_warps:
@@ -986,6 +993,12 @@ class ExactLayouts:
             if warps_m * 16 <= m and warps_n * 8 <= n:
                 v.add(NvidiaMmaEncoding(2, 0, (warps_m, warps_n), (16, 8)), f"mma v2 for {_where(op)}")
             warps_m *= 2
+        if op.name == "tt.dot" and not any(isinstance(c, NvidiaMmaEncoding) for c in v.candidates):
+            # a tile smaller than the warps (16x16 on 4 warps): Triton's split, warps replicated
+            from layoutkit.triton.accelerate_matmul import warps_per_tile_v2
+
+            v.add(NvidiaMmaEncoding(2, 0, warps_per_tile_v2(op, (m, n), self.num_warps), (16, 8)),
+                  f"mma v2 for {_where(op)} (Triton's split, warps replicated)")
 
         k = _shape(op.operands[0])[-1]
         instr = None
@@ -1004,8 +1017,9 @@ class ExactLayouts:
         def dot_cost(layout, m=m, n=n, k=k) -> float:
             if isinstance(layout, NvidiaMmaEncoding) and layout.version_major == 3 and instr is not None:
                 return m * n * k / (64 * instr[1] * instr[2]) / (self.num_warps / 4)  # wgmma per warp group
-            if isinstance(layout, NvidiaMmaEncoding):
-                return m * n * k / (16 * 8 * 16) / self.num_warps
+            if isinstance(layout, NvidiaMmaEncoding):  # m16n8k16 tiles per warp (replicated warps: 1 each)
+                wm, wn = layout.warps_per_cta
+                return max(m, 16 * wm) * max(n, 8 * wn) * k / (16 * 8 * 16) / (wm * wn)
             return m * n * k / self.threads
 
         v.unary.append(dot_cost)
@@ -1288,7 +1302,7 @@ class ExactLayouts:
         src = _layout_of(use.value)
         source = self.variables[u]
         shape, dtype = _shape(use.value), str(use.value.type.element_type)
-        dst_origin = "what the user requires" if use.user is None else \
+        dst_origin = "its fixed operand layout" if use.user is None else \
             self.variables[use.user].origins[choice[use.user]]
         producer = _where(use.value.owner) if isinstance(use.value, SSAValue) and \
             not isinstance(use.value, BlockArgument) else "a block argument"
@@ -1358,6 +1372,14 @@ def _insert_convert(value: SSAValue, layout: Any) -> SSAValue:
     return new.results[0]
 
 
+def _own(origin: str, op: str) -> str:
+    """A candidate's origin said of ``op`` itself without naming it twice: ``coalesced
+    tt.load at k.py:3`` of that load is ``its own coalesced access``."""
+    if not op:
+        return origin
+    return origin.replace(f"coalesced {op}", "its own coalesced access").replace(f" for {op}", " (its own)")
+
+
 def explain_text(kernel: str, layouts: ExactLayouts) -> str:
     """``--explain``: every convert left, the two anchors that disagree, its cost, and the
     whole-kernel cost of the alternatives."""
@@ -1366,10 +1388,13 @@ def explain_text(kernel: str, layouts: ExactLayouts) -> str:
     for c in layouts.converts:
         shape = "x".join(map(str, _shape(c.value)))
         lines.append(f"//   convert {shape}x{c.value.type.element_type}: {c.src} -> {c.dst}, cost {c.cost:g}")
-        lines.append(f"//     producer {c.producer} has its layout from {c.src_origin}; "
-                     f"{', '.join(c.users)} wants {c.dst_origin}")
+        lines.append(f"//     producer {c.producer} has its layout from {_own(c.src_origin, c.producer)}; "
+                     f"{', '.join(c.users)} wants {_own(c.dst_origin, c.users[0] if len(c.users) == 1 else '')}")
         for label, cost in c.alternatives:
             lines.append(f"//     alternative: {label}: kernel cost {cost:g}")
+        if len(c.alternatives) == 1:
+            lines.append("//     no other alternative: the producer has no candidate in the wanted layout "
+                         "and the user none that takes the producer's")
     lines.extend(getattr(layouts, "replicated", []))
     return "\n".join(lines) + "\n"
 

@@ -35,11 +35,28 @@ TRITON_HIP_LAYOUT_PASSES = ("tritongpu-coalesce", "tritongpu-remove-layout-conve
                             "tritongpu-remove-layout-conversions", "tritonamdgpu-optimize-epilogue",
                             "tritongpu-remove-layout-conversions", "tritongpu-reduce-data-duplication")
 COST_MODELS = ("exact", "triton")
+#: threads per block a kernel may launch with (CUDA and HIP)
+MAX_THREADS = 1024
 
 
 def warp_size(target: str) -> int:
     """Threads per warp as Triton compiles for ``target``: 64 on AMD CDNA (``hip:gfx9*``), else 32."""
     return 64 if target.startswith("hip:gfx9") else 32
+
+def require_ttir(module: ModuleOp, pass_name: str) -> None:
+    """The pipeline starts from TTIR: no ``ttg.num-warps`` on the module, no tensor with an
+    encoding (converting TTGIR again would silently keep its layouts under new module options)."""
+    from xdsl.dialects.builtin import NoneAttr, TensorType
+
+    if "ttg.num-warps" in module.attributes:
+        raise LayoutError(f"{pass_name}: the module is TTGIR already (it has 'ttg.num-warps'): expected TTIR "
+                          f"(on TTGIR run the layout passes alone, e.g. --tritongpu-exact-layouts)")
+    for inner in module.walk():
+        for result in inner.results:
+            if isinstance(result.type, TensorType) and not isinstance(result.type.encoding, NoneAttr):
+                raise LayoutError(f"{pass_name}: {inner.name} has a tensor with a layout, "
+                                  f"{quote(result.type)}: expected TTIR (tensors without encodings)")
+
 
 SOLVERS = ("auto", "ilp", "tree", "descent", "brute")
 
@@ -63,8 +80,10 @@ class TritonGPUExactLayoutsPass(ModulePass):
             raise LayoutError(f"solver: expected one of {', '.join(SOLVERS)}, got {quote(self.solver)}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from layoutkit.triton.coalesce import require_ttgir
         from layoutkit.triton.exact_layouts import assign_layouts
 
+        require_ttgir(op, self.name)
         text = assign_layouts(op, self.solver, self.explain)
         if self.explain:
             sys.stderr.write(text)
@@ -92,7 +111,13 @@ class TritonGPUPipelinePass(ModulePass):
     def __post_init__(self) -> None:
         if self.cost_model not in COST_MODELS:
             raise LayoutError(f"cost-model: expected exact or triton, got {quote(self.cost_model)}")
+        if self.threads_per_warp and warp_size(self.target) == 64 and self.threads_per_warp != 64:
+            raise LayoutError(f"threads-per-warp: {self.target} runs 64 lanes per warp (its amd_mfma layouts "
+                              f"assume them), got {quote(self.threads_per_warp)}")
         self.passes()  # the options are checked now, not after the conversion
+        if self.num_warps * self.lanes() > MAX_THREADS:
+            raise LayoutError(f"num-warps: at most {MAX_THREADS // self.lanes()} warps of {self.lanes()} lanes "
+                              f"({MAX_THREADS} threads per block on every target), got {quote(self.num_warps)}")
 
     def lanes(self) -> int:
         """Threads per warp: the option, else the target's (``hip:gfx942`` -> 64)."""
@@ -115,8 +140,12 @@ class TritonGPUPipelinePass(ModulePass):
         return [first, *(pass_class(name)() for name in names)]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_ttir(op, self.name)
         for p in self.passes():
             p.apply(ctx, op)
+        if self.explain and self.cost_model != "exact":
+            sys.stderr.write(f"// cost-model={self.cost_model}: nothing to explain (Triton's heuristics "
+                             f"weigh no alternatives; --explain is cost-model=exact's)\n")
 
 
-__all__ = ["COST_MODELS", "warp_size", "TRITON_HIP_LAYOUT_PASSES", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]
+__all__ = ["COST_MODELS", "require_ttir", "warp_size", "TRITON_HIP_LAYOUT_PASSES", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]

@@ -154,3 +154,15 @@ def test_print_ir_after_all_dumps_after_each_pass_in_order(capsys, monkeypatch):
         "// -----// IR Dump After DeadCodeElimination (dce) //----- //",
     ]
     assert err.count("builtin.module {") == 3
+
+
+def test_a_summary_is_the_whole_first_sentence():
+    # before: --list-passes cut "...: conversions to dot operands that" at the docstring's line end
+    for name in PASSES:
+        doc = (pass_class(name).__doc__ or "").strip()
+        if not doc:
+            continue
+        paragraph = doc.split("\n\n")[0]
+        assert pass_summary(name) == " ".join(line.strip() for line in paragraph.splitlines()), name
+        assert "\n" not in pass_summary(name)
+    assert pass_summary("tritongpu-reduce-data-duplication").endswith("(swizzled as Triton does).")
