@@ -21,6 +21,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects.upstream.memref import verify_get_globals
+from layoutkit.ir.dialects.upstream.vector import verify_static_positions
+from layoutkit.ir.dominance import verify_dominance
 from layoutkit.ir.registry import dialects
 
 
@@ -133,10 +135,24 @@ def _unsupported_op(message: str) -> str | None:
     return None
 
 
+def _first_use(name: str, text: str, default: int) -> int:
+    """The text offset of the first ``name`` (``%v``) outside a ``//`` comment, else ``default``.
+
+    Example: ``_first_use("%t", "%z = arith.addi %t, %c1 : index", 0)`` is 16."""
+    for found in re.finditer(re.escape(name) + r"(?![\w$.-])", text):
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        if "//" not in text[line_start:found.start()]:
+            return found.start()
+    return default
+
+
 def _line_of(start: int, message: str, text: str) -> str:
     """``line L, column C: message (in 'source line')`` for the text offset ``start``."""
     if message.startswith(" "):  # xDSL's bare context (" in block definition"): text ran out
         message = "expected more text" + message.rstrip() + " (an unclosed '{' or region?)"
+    undefined = re.match(r"values used but not defined: \[(%[^,\]]+)", message)
+    if undefined:  # xDSL points at the end of the text; point at the first use
+        start = _first_use(undefined.group(1), text, start)
     unknown = re.match(r"Operation (\S+) (is not registered|does not have a custom format)", message)
     if unknown and text.rfind(unknown.group(1), 0, start + 1) >= 0:
         # xDSL points after an unknown op without results; point at its name
@@ -228,6 +244,7 @@ def parse_module(text: str) -> ModuleOp:
         try:
             op.verify(verify_nested_ops=False)
             verify_get_globals(op) if isinstance(op, memref.GetGlobalOp) else None
+            verify_static_positions(op)
         except Exception as err:  # VerifyException, and xDSL verifiers' bare exceptions
             line = parser.op_lines.get(op)
             where = f"line {line}: " if line else ""
@@ -235,6 +252,7 @@ def parse_module(text: str) -> ModuleOp:
             if not message.startswith(op.name):
                 message = f"{op.name}: {message}"
             raise LayoutError(f"{where}{message}") from None
+    verify_dominance(module, parser.op_lines.get)
     _OP_LINES.update(parser.op_lines)
     return module
 
