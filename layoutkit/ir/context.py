@@ -265,6 +265,16 @@ def op_line(op: Operation) -> int | None:
     return _OP_LINES.get(op)
 
 
+def at_op(op: Operation, message: str) -> str:
+    """``message`` prefixed ``line N: `` when ``op`` was parsed from line N (``layoutkit opt`` /
+    ``compile`` then report it at ``FILE:N:COL``), else unchanged: for a pass's error about ``op``.
+
+    Example: ``at_op(loop, "pcf-lower-structural: pcf.loop: has sref arguments")`` is
+    ``"line 7: pcf-lower-structural: pcf.loop: has sref arguments"`` for a loop on line 7."""
+    line = op_line(op)
+    return f"line {line}: {message}" if line else message
+
+
 _SOURCE = {"name": "<input>", "lines": []}
 
 

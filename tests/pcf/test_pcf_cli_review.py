@@ -41,3 +41,43 @@ def test_a_pass_option_error_names_the_pass_once(capsys):
     assert err.count("\n") == 1
     assert err.count("pcf-lower-structural") == 1, err
     assert "pcf-lower-structural: workgroup-size: expected a positive integer" in err
+
+
+def _where(text: str, needle: str) -> str:
+    """``LINE:COL`` of the op on the first line holding ``needle``, as MLIR reports an op: the
+    column where its text (results first) starts."""
+    line = next(i for i, s in enumerate(text.split("\n"), 1) if needle in s)
+    source = text.split("\n")[line - 1]
+    return f"{line}:{len(source) - len(source.lstrip()) + 1}"
+
+
+def test_a_pass_error_about_a_parsed_op_is_located(capsys):
+    text = Path(EXAMPLE).read_text()
+    code, err = run(capsys, "opt", EXAMPLE, "--pcf-lower-structural")
+    assert code == 2
+    assert err == (f"{EXAMPLE}:{_where(text, 'pcf.loop')}: error: pcf-lower-structural: pcf.loop: has sref "
+                   "arguments; run pcf-convert-sref-to-memref first\n")
+
+
+def test_a_token_sync_scope_is_located(tmp_path, capsys):
+    text = ("func.func @f(%d: memref<4xf32>) -> memref<4xf32> {\n"
+            "  %r = pcf.generic scope(#iree_gpu.subgroup_scope)\n"
+            "    execute(%ref = %d)[%id: index, %n: index]\n"
+            "         : (!pcf.sref<4xf32, #iree_gpu.subgroup_scope, i32>) -> (memref<4xf32>) {\n"
+            "    pcf.return\n  }\n  return %r : memref<4xf32>\n}\n")
+    path = tmp_path / "tok.mlir"
+    path.write_text(text)
+    code, err = run(capsys, "opt", str(path), "--pcf-resolve-tokens")
+    assert code == 2
+    assert err.startswith(f"{path}:{_where(text, 'pcf.generic')}: error: pcf-resolve-tokens: pcf.generic: "
+                          "sync scope i32 of")
+
+
+def test_an_unbufferized_program_is_located_at_its_loop(tmp_path, capsys):
+    text = Path(EXAMPLE).read_text().replace("memref<?x?xf32>", "tensor<?x?xf32>").replace("memref.load", "tensor.extract")
+    path = tmp_path / "t.mlir"
+    path.write_text(text)
+    code, err = run(capsys, "compile", str(path), "--pipeline", "pcf-to-gpu", "-o", str(tmp_path / "o.mlir"))
+    assert code == 2
+    assert err.startswith(f"{path}:{_where(text, 'pcf.loop')}: error: pcf-convert-sref-to-memref: pcf.loop: "
+                          "init 0: only memref inits are converted yet")
