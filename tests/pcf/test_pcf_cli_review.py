@@ -81,3 +81,12 @@ def test_an_unbufferized_program_is_located_at_its_loop(tmp_path, capsys):
     assert code == 2
     assert err.startswith(f"{path}:{_where(text, 'pcf.loop')}: error: pcf-convert-sref-to-memref: pcf.loop: "
                           "init 0: only memref inits are converted yet")
+
+
+def test_simulating_unlowered_pcf_says_how_to_lower_it(capsys):
+    text = Path(EXAMPLE).read_text()
+    line = _where(text, "pcf.loop").split(":")[0]
+    code, err = run(capsys, "simulate", EXAMPLE, "--function", "scale_tiles", "--arg", "tm=1", "--arg", "tn=1")
+    assert code == 2
+    assert err == (f"error: --function scale_tiles: {EXAMPLE} holds PCF ops (pcf.loop on line {line}), which run "
+                   f"once lowered: layoutkit compile {EXAMPLE} --pipeline pcf-to-gpu -o out.mlir, then simulate out.mlir\n")
