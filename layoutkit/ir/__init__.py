@@ -38,6 +38,10 @@ the kernel ``gpu.func`` ops; ``op_line(op)`` gives an op's source line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from xdsl.ir import Operation
+
 from layoutkit.errors import LayoutError
 from layoutkit.ir.context import make_context, op_line, parse_module
 from layoutkit.ir.dialects.layouts import LayoutAttr
@@ -50,11 +54,24 @@ def print_module(module) -> str:
     return str(module)
 
 
+def outline(module) -> Iterator[Operation]:
+    """The ops of ``module`` in walk order (each op before the ops nested in it), without
+    the insides of functions (``*.func`` ops): where kernels and functions are defined,
+    found without walking every op of every body."""
+    yield module
+    if module.name.endswith(".func"):
+        return
+    for region in module.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                yield from outline(op)
+
+
 def kernels(module) -> dict[str, FuncOp]:
     """The kernel functions of ``module`` by name: ``gpu.func ... kernel`` ops, and
     ``func.func`` ops with the ``gpu.kernel`` attribute (what ``--iree-vector-distribute``
     makes of a vector function: one workgroup per block)."""
-    return {op.sym_name.data: op for op in module.walk()
+    return {op.sym_name.data: op for op in outline(module)
             if (isinstance(op, FuncOp) and op.kernel is not None)
             or (op.name == "func.func" and "gpu.kernel" in op.attributes)}
 
@@ -67,5 +84,5 @@ def find_kernel(module, name: str) -> FuncOp:
     return found[name]
 
 
-__all__ = ["FuncOp", "LayoutAttr", "MmaSyncOp", "find_kernel", "kernels", "make_context", "op_line",
+__all__ = ["FuncOp", "LayoutAttr", "MmaSyncOp", "find_kernel", "kernels", "make_context", "op_line", "outline",
            "parse_module", "print_module"]

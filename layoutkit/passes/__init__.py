@@ -49,6 +49,7 @@ PASSES: dict[str, str] = {
     "convert-forall-to-pcf": "layoutkit.passes.convert_forall_to_pcf:ConvertForallToPcfPass",
     "tritongpu-reduce-data-duplication": "layoutkit.triton.reduce_data_duplication:TritonGPUReduceDataDuplicationPass",
     "tritongpu-optimize-dot-operands": "layoutkit.triton.optimize_dot_operands:TritonGPUOptimizeDotOperandsPass",
+    "tritonamdgpu-optimize-epilogue": "layoutkit.triton.optimize_epilogue:TritonAMDGPUOptimizeEpiloguePass",
     "pcf-resolve-clusters": "layoutkit.passes.pcf_resolve_clusters:PcfResolveClustersPass",
     "pcf-create-dispatch-config": "layoutkit.passes.pcf_create_dispatch_config:PcfCreateDispatchConfigPass",
     "pcf-apply-workgroup-tiling": "layoutkit.passes.pcf_apply_workgroup_tiling:PcfApplyWorkgroupTilingPass",

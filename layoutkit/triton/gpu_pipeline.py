@@ -27,6 +27,13 @@ TRITON_LAYOUT_PASSES = ("tritongpu-coalesce", "tritongpu-remove-layout-conversio
                         "tritongpu-remove-layout-conversions", "tritongpu-accelerate-matmul",
                         "tritongpu-remove-layout-conversions", "tritongpu-optimize-dot-operands",
                         "tritongpu-remove-layout-conversions", "tritongpu-reduce-data-duplication")
+#: the same on AMD targets, in the AMD make_ttgir's order (the golden manifest's hip runs): its
+#: optimize-epilogue after the second remove-layout-conversions; its optimize-dot-operands
+#: (AMD's own pass) changed no golden kernel and hoist-layout-conversions only attention_fwd:
+#: not modelled
+TRITON_HIP_LAYOUT_PASSES = ("tritongpu-coalesce", "tritongpu-remove-layout-conversions", "tritongpu-accelerate-matmul",
+                            "tritongpu-remove-layout-conversions", "tritonamdgpu-optimize-epilogue",
+                            "tritongpu-remove-layout-conversions", "tritongpu-reduce-data-duplication")
 COST_MODELS = ("exact", "triton")
 
 
@@ -100,15 +107,16 @@ class TritonGPUPipelinePass(ModulePass):
         first = ConvertTritonToTritonGPUPass(self.target, self.num_warps, self.lanes(), self.num_ctas)
         if self.cost_model == "exact":
             return [first, TritonGPUExactLayoutsPass(self.solver, self.explain)]
-        missing = [name for name in TRITON_LAYOUT_PASSES if name not in PASSES]
+        names = TRITON_HIP_LAYOUT_PASSES if self.target.startswith("hip:") else TRITON_LAYOUT_PASSES
+        missing = [name for name in names if name not in PASSES]
         if missing:
             raise LayoutError(f"cost-model: triton needs the passes {', '.join(dict.fromkeys(missing))}, "
                               f"not registered yet (use cost-model=exact)")
-        return [first, *(pass_class(name)() for name in TRITON_LAYOUT_PASSES)]
+        return [first, *(pass_class(name)() for name in names)]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for p in self.passes():
             p.apply(ctx, op)
 
 
-__all__ = ["COST_MODELS", "warp_size", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]
+__all__ = ["COST_MODELS", "warp_size", "TRITON_HIP_LAYOUT_PASSES", "TRITON_LAYOUT_PASSES", "TritonGPUExactLayoutsPass", "TritonGPUPipelinePass"]

@@ -19,10 +19,12 @@ The stages (RemoveLayoutConversions.cpp and Utility.cpp of Triton 3.9), per ``tt
    one convert, a convert of a ``tt.splat``, ``tt.make_range`` or splat ``arith.constant`` is
    that op rebuilt in the new encoding; dead pure ops go;
 3. *backward rematerialization*: for each convert left, the backward slice of its source
-   (through element-wise ops, stopping at values that already have the wanted encoding and at
-   splat/make_range/constant/convert) is recomputed in the destination encoding when every
-   op can be (not an expensive load, dot, atomic or while) and Triton's byte cost allows it:
-   the convert costs ``0`` if it only moves registers, else ``32 * bytes`` (at least 32
+   (through element-wise ops, stopping at values that already have the wanted encoding, at a
+   ``tt.broadcast`` operand whose encoding is the wanted one as a function on its shape -- as
+   Triton's outer3_reduce golden shows -- and at splat/make_range/constant/convert) is
+   recomputed in the destination encoding when every op can be (not an expensive load, dot,
+   atomic or while) and Triton's byte cost allows it: the convert costs ``0`` if it only moves
+   registers (two encodings of the same function included), else ``32 * bytes`` (at least 32
    elements of 32 bits); recomputing costs, for each slice op whose result is still needed
    elsewhere, ``bytes`` per arith/math op (``8 * bytes`` for div, exp, log, sqrt, sin, ...),
    ``8 * bytes`` per load, and a reduction its intra-warp plus ``8 *`` inter-warp size;
@@ -334,7 +336,13 @@ def _bytes(value: SSAValue, min_elements: int = 0, min_bits: int = 0) -> int:
 
 
 def reorders_registers(src: Any, dst: Any, shape: tuple[int, ...]) -> bool:
-    """Triton's cvtReordersRegisters: the conversion only moves values between registers."""
+    """Triton's cvtReordersRegisters: the conversion only moves values between registers.
+
+    Two encodings that are the same function on ``shape`` move nothing, also when lanes or
+    warps hold copies (Triton's invertAndCompose maps the broadcast bases both sides share to
+    themselves; a plain pseudo-inverse would send them to zero and see a warp exchange)."""
+    if src == dst or _equal_functions(src, dst, shape):
+        return True
     try:
         a, b = src.to_linear_layout(shape), dst.to_linear_layout(shape)
         comp = b.invert_and_compose(a)
@@ -457,7 +465,8 @@ class Rematerialization:
                     src = infer_src(definer, enc)
                     if src is None:
                         return None
-                    if is_encoded_tensor(operand) and encoding_of(operand) == src:
+                    if is_encoded_tensor(operand) and (encoding_of(operand) == src or definer.name == "tt.broadcast"
+                                                       and _same_on_shape(encoding_of(operand), src, operand)):
                         continue
                     enqueue(operand, definer, src)
                 continue
@@ -818,6 +827,22 @@ def _in_for(op: Operation) -> bool:
             return True
         parent = parent.parent_op()
     return False
+
+
+def _equal_functions(layout: Any, other: Any, shape: tuple[int, ...]) -> bool:
+    """The two encodings are the same function on ``shape`` (Triton compares linear layouts)."""
+    from layoutkit.core.protocol import equivalent
+
+    if layout == other:
+        return True
+    try:
+        return equivalent(layout, other, shape)
+    except Exception:  # noqa: BLE001 - an encoding without a function form is compared as parameters
+        return False
+
+
+def _same_on_shape(layout: Any, other: Any, value: SSAValue) -> bool:
+    return _equal_functions(layout, other, tuple(int(d) for d in value.type.get_shape()))
 
 
 def _free_convert(op: Operation) -> bool:

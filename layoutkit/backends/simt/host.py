@@ -44,7 +44,7 @@ def run_kernel(kernel, geometry: Geometry, values: list, stats: Stats) -> float:
     if uses_named_barriers(kernel):  # barrier state is per block
         per_chunk = 1
     for first in range(0, geometry.blocks, per_chunk):
-        chunk = Chunk(geometry, first, min(per_chunk, geometry.blocks - first))
+        chunk = Chunk.of(geometry, first, min(per_chunk, geometry.blocks - first))
         Machine(kernel, chunk, values, stats).run()
     return time.perf_counter() - start
 
@@ -71,7 +71,7 @@ def _alloc(m: HostMachine, op, mask) -> None:
     if any(d < 0 for d in shape):
         m.fail(op, f"negative allocation size {shape}")
     data = np.zeros(shape, element_dtype(type_))
-    m.env[op.memref] = Buffer(op.memref.name_hint or "buffer", "global", shape, data.reshape(-1), str(type_))
+    m.env[op.memref] = Buffer(op.memref.name_hint or "buffer", "global", shape, data.reshape(-1), type_)
 
 
 def _copy(m: HostMachine, op, mask) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import ml_dtypes
 import numpy as np
@@ -105,6 +106,16 @@ class Chunk:
         self.column = t  # each slot's column of private memory (see repeated)
         self._repeats: dict[int, Chunk] = {}
 
+    @staticmethod
+    def of(geometry: Geometry, first_block: int, blocks: int) -> Chunk:
+        """The chunk of those blocks, the same object for the same launch shape while it is
+        among the last ``KEPT_CHUNKS`` of at most ``KEPT_CHUNK_SLOTS`` slots (its index
+        arrays, and the repeats batched loops made of them, are built once, not per run:
+        they are never written in place)."""
+        if blocks * geometry.slots_per_block > KEPT_CHUNK_SLOTS:
+            return Chunk(geometry, first_block, blocks)
+        return _kept_chunk(geometry, first_block, blocks)
+
     def repeated(self, times: int) -> Chunk:
         """This chunk's thread slots ``times`` over, as slots of one wider chunk: slot
         ``j * threads + t`` is thread slot t again (its block, ids, lane and column of
@@ -130,6 +141,15 @@ class Chunk:
         b = tuple(int(a[t]) for a in self.block_xyz)
         th = tuple(int(a[t]) for a in self.thread_xyz)
         return f"block {b}, thread {th}"
+
+
+KEPT_CHUNKS = 8
+KEPT_CHUNK_SLOTS = 1 << 14
+
+
+@lru_cache(maxsize=KEPT_CHUNKS)
+def _kept_chunk(geometry: Geometry, first_block: int, blocks: int) -> Chunk:
+    return Chunk(geometry, first_block, blocks)
 
 
 def order_arguments(params, args, callee: str) -> tuple[list[str], list]:
@@ -177,7 +197,7 @@ def bind_arguments(kernel, args) -> list:
                 raise LayoutError(f"args: argument '{name}': strided memref layouts are not simulated")
             if not given.flags.c_contiguous or not given.flags.writeable:
                 raise LayoutError(f"args: argument '{name}' must be a writeable C-contiguous array")
-            values.append(Buffer(name, "global", tuple(given.shape), given.reshape(-1), str(type_)))
+            values.append(Buffer(name, "global", tuple(given.shape), given.reshape(-1), type_))
         elif isinstance(type_, VectorType):
             raise LayoutError(f"args: vector argument '{name}' is not supported")
         else:

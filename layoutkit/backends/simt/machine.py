@@ -117,6 +117,19 @@ def threads_last(x: np.ndarray) -> np.ndarray:
     return x.transpose(*range(1, x.ndim), 0)
 
 
+def rows_to_threads(x: np.ndarray) -> np.ndarray:
+    """Private data rows (groups, size, columns) as per-slot vectors (groups * columns, size),
+    a new array. Small vectors are copied one element position at a time: numpy's transposing
+    copy writes with a stride and is 2-3x slower."""
+    groups, size, columns = x.shape
+    if size > 16:
+        return x.transpose(0, 2, 1).reshape(groups * columns, size)
+    out = np.empty((groups, columns, size), x.dtype)
+    for e in range(size):
+        out[:, :, e] = x[:, e, :]
+    return out.reshape(groups * columns, size)
+
+
 def expand(cond: np.ndarray, ndim: int) -> np.ndarray:
     """A per-thread condition (threads,) shaped to broadcast against ``ndim``-dim values."""
     return cond.reshape(cond.shape + (1,) * (ndim - cond.ndim))
@@ -181,10 +194,15 @@ class Machine:
         self._shared_bytes = 0  # per block, all shared buffers so far
         self.full = False  # every thread slot active in the block being run
         self._offsets: dict = {}
-        self._steps: dict[Block, list] = {}
         self.static: dict[Operation, tuple] = kernel.__dict__.setdefault(_STATIC_ATTRIBUTE, {})
+        # (handler, op) per block, kept with the kernel's static data by machine class (the
+        # host machine has handlers of its own) unless a subclass plans its own (TTGIR runs
+        # wrap handlers in their run's cost recorder)
+        self._steps: dict[Block, list] = (self.static.setdefault(("steps", type(self)), {})
+                                          if type(self)._plan is Machine._plan else {})
         self._bases: dict[tuple, np.ndarray] = {}  # (id of a shared buffer, vector shape)
         self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
+        self._noted: tuple[np.ndarray, int] | None = None  # see note_largest
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
@@ -385,7 +403,7 @@ class Machine:
                           f"limit of {MAX_SHARED_BYTES} (227 KiB, sm_90)")
         blocks = self.chunk.blocks
         data = np.zeros((blocks, size), dtype)
-        buffer = Buffer(name, "shared", shape, data, str(type_), RaceTracker(blocks, size))
+        buffer = Buffer(name, "shared", shape, data, type_, RaceTracker(blocks, size))
         if self.named_barriers:
             buffer.races.enable_order(self.geometry.warp_size)
         self.shared.append(buffer)
@@ -402,7 +420,7 @@ class Machine:
                           f"{self.chunk.threads} threads needs {total} bytes; the simulator "
                           f"holds at most {MAX_PRIVATE_BYTES} per allocation")
         data = np.zeros((size, self.chunk.threads), dtype)  # element-major: see ops.memref.load
-        return Buffer(name, "private", shape, data, str(type_))
+        return Buffer(name, "private", shape, data, type_)
 
     def addresses(self, op, buffer: Buffer, indices, vshape, mask, rows: bool = False,
                   starts: bool = False) -> np.ndarray:
@@ -485,19 +503,33 @@ class Machine:
 
         An index array is typically used by several accesses (a loop's fragment loads), and
         values are never written in place, so the answer is kept by the array's identity
-        (holding the array, so that its id is not reused) for small arrays.
+        (holding the array, so that its id is not reused) for small arrays. A batched loop's
+        values repeated from outside take their original's answer, and its induction
+        variable the one it was given (:meth:`note_largest`).
         """
-        if index.size > _LARGEST_CACHE_ELEMENTS:
-            return int(index.view(np.uint64).max())
-        cache = self._largest_cache
-        hit = cache.get(id(index))
+        key = id(index)
+        hit = self._largest_cache.get(key)
         if hit is not None and hit[0] is index:
             return hit[1]
+        source = self.repeated.get(key)
+        if source is not None and source[0] is index:
+            return self._largest(source[1])
+        if index.size > _LARGEST_CACHE_ELEMENTS:
+            hit = self._noted
+            if hit is not None and hit[0] is index:
+                return hit[1]
+            return int(index.view(np.uint64).max())
+        cache = self._largest_cache
         largest = int(index.view(np.uint64).max())
         if len(cache) >= _LARGEST_CACHE_ENTRIES:
             cache.clear()
         cache[id(index)] = (index, largest)
         return largest
+
+    def note_largest(self, index: np.ndarray, largest: int) -> None:
+        """Tell :meth:`_largest` the answer for ``index`` (kept for the latest array noted,
+        whatever its size): a batched loop's induction variable, its values repeated."""
+        self._noted = (index, largest)
 
     def _check_bounds(self, op, buffer: Buffer, indices, vshape, mask) -> None:
         """Report the first active thread whose access leaves ``buffer`` (inactive ones may)."""
@@ -648,6 +680,28 @@ class Machine:
         width = buffer.data.shape[1]
         columns = self.chunk.column if ids is None else self.chunk.column[ids]
         return self.spread(starts * width + columns, buffer, vshape, width)
+
+    def private_rows(self, buffer: Buffer, starts: np.ndarray, vshape: tuple[int, ...]) -> np.ndarray | None:
+        """Rows (groups, size) of private ``buffer``'s (elements, columns) data read or written
+        by a contiguous vector access whose starts (one per slot, every slot active) are equal
+        across each group of ``columns`` consecutive slots, or None. In a batched loop slot
+        ``j * columns + t`` is iteration j of thread t, and an access indexed by the loop's
+        induction variables (``%acc[%mi, %ni, 0, 0]``) starts at one offset per iteration:
+        the access then moves whole rows of the data. Example: 2 x 128 slots of
+        memref<4x8x2x2xf32>, vector<2x2xf32>, starts 0 then 4 -> rows [[0, 1, 2, 3], [4, 5, 6, 7]].
+        """
+        width = buffer.data.shape[1]
+        n = starts.shape[0]
+        if n % width or not self.contiguous(buffer, vshape):
+            return None
+        grouped = starts.reshape(n // width, width)
+        first = grouped[:, 0]
+        if not (grouped == first[:, None]).all():
+            return None
+        size = 1
+        for extent in vshape:
+            size *= extent
+        return first[:, None] + np.arange(size)
 
     def transfer_owner(self, buffer: Buffer, flat: np.ndarray):
         threads = self.chunk.threads

@@ -19,8 +19,12 @@ class Buffer:
     space: str  # "global" | "shared" | "private"
     shape: tuple[int, ...]
     data: np.ndarray
-    type_text: str
+    type_: object  # the memref type (printed only when an error quotes it: type_text)
     races: RaceTracker | None = None
+
+    @property
+    def type_text(self) -> str:
+        return str(self.type_)
 
     def __post_init__(self) -> None:
         strides, step = [], 1

@@ -78,47 +78,52 @@ def _positions(shape: tuple[int, int, int], operand: str) -> tuple[np.ndarray, n
     return np.argsort(element_of_slot), element_of_slot
 
 
-@cache
-def _plan(shape: tuple[int, int, int], warps: int) -> tuple:
-    """Everything :func:`mma` needs for ``warps`` warps: the flat positions in the A and B
-    fragments (warps*32, regs, 2) of each warp's matrix elements, the position in the
-    stacked products (warps, 16, 8) of each C slot, and the A and B matrix shapes."""
-    def flat(positions: np.ndarray) -> np.ndarray:
-        return (np.arange(warps)[:, None] * positions.size + positions[None, :]).ravel()
-
-    return (flat(_positions(shape, "a")[0]), flat(_positions(shape, "b")[0]),
-            flat(_positions(shape, "c")[1]), matrix_shape(shape, "a"), matrix_shape(shape, "b"))
-
-
 def gather_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str) -> np.ndarray:
-    """Fragments ``values`` (warps*32, regs, 2) -> per-warp f32 matrices (warps, rows, cols)."""
+    """Fragments ``values`` (warps*32, regs, 2) -> per-warp f32 matrices (warps, rows, cols)
+    by gathering each matrix element from its slot (any layout; see :func:`to_matrices`)."""
     slot_of_element, _ = _positions(shape, operand)
     warps = values.shape[0] // 32
     flat = values.reshape(warps, -1)[:, slot_of_element]
     return flat.astype(np.float32).reshape(warps, *matrix_shape(shape, operand))
 
 
-def scatter_matrices(matrices: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
-    """Per-warp accumulators (warps, 16, 8) -> C/D fragments (warps*32, 2, 2)."""
-    _, element_of_slot = _positions(shape, "c")
-    warps = matrices.shape[0]
-    return matrices.reshape(warps, -1)[:, element_of_slot].reshape(warps * 32, 2, 2)
+@cache
+def _slots(shape: tuple[int, int, int], operand: str, warps: int) -> np.ndarray:
+    """Flat positions in ``warps`` warps' fragments (warps*32, regs, 2) of each warp's
+    matrix elements (operands a, b) or in the stacked matrices of each C slot (c)."""
+    slot_of_element, element_of_slot = _positions(shape, operand)
+    positions = element_of_slot if operand == "c" else slot_of_element
+    return (np.arange(warps)[:, None] * positions.size + positions[None, :]).ravel()
+
+
+def to_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str) -> np.ndarray:
+    """Fragments ``values`` (warps*32, regs, 2) -> per-warp f32 matrices (warps, rows, cols),
+    C-contiguous (numpy's matmul runs several times slower on a non-contiguous stack): one
+    gather with the warps' positions (kept per shape and warp count), then one conversion."""
+    warps = values.shape[0] // 32
+    flat = np.take(values.reshape(-1), _slots(shape, operand, warps))
+    return flat.astype(np.float32).reshape(warps, *matrix_shape(shape, operand))
 
 
 def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int],
         a_matrices: np.ndarray | None = None) -> np.ndarray:
     """D = A @ B + C for every warp at once, products exact and sums in f32.
 
-    ``a_matrices``, when given, is ``gather_matrices(a, shape, "a")`` computed before (an A
-    fragment is typically reused by several instructions).
+    ``a_matrices``, when given, is ``to_matrices(a, shape, "a")`` computed before (an A
+    fragment is typically reused by several instructions), of as many warps as ``b`` or of
+    a divisor of them: then warp ``j * len(a_matrices) + w`` uses ``a_matrices[w]`` (the
+    same A repeated for a batched loop's iterations; numpy's matmul broadcasts it). Each
+    warp's product is the same 16 x k by k x 8 matmul either way.
     """
     warps = b.shape[0] // 32
-    a_slots, b_slots, c_elements, a_shape, b_shape = _plan(shape, warps)
     if a_matrices is None:
-        a_matrices = a.reshape(-1)[a_slots].astype(np.float32).reshape(warps, *a_shape)
-    b_matrices = b.reshape(-1)[b_slots].astype(np.float32).reshape(warps, *b_shape)
+        a_matrices = to_matrices(a, shape, "a")
+    b_matrices = to_matrices(b, shape, "b")
+    base = a_matrices.shape[0]
+    if base != warps:  # (base, m, k) @ (times, base, k, n)
+        b_matrices = b_matrices.reshape(warps // base, base, *b_matrices.shape[1:])
     product = np.matmul(a_matrices, b_matrices)
     # C and D share the fragment layout: add C lane by lane instead of gathering it
-    d = product.reshape(-1)[c_elements].reshape(warps * 32, 2, 2)
+    d = np.take(product.reshape(-1), _slots(shape, "c", warps)).reshape(warps * 32, 2, 2)
     d += c
     return d

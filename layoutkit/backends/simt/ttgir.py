@@ -326,9 +326,10 @@ def _gather_index(src: Distribution, dst: Distribution, source_of):
 
 def find_triton_kernel(module, name: str):
     """The ``tt.func`` called ``name`` of ``module``, or None."""
+    from layoutkit.ir import outline
     from layoutkit.ir.dialects import tt
 
-    for op in module.walk():
+    for op in outline(module):
         if isinstance(op, tt.FuncOp) and op.sym_name.data == name:
             return op
     return None
@@ -364,7 +365,7 @@ def bind_triton_arguments(func, args: Mapping | Sequence) -> tuple[list, list[Bu
                 raise LayoutError(f"args: argument '{name}' has dtype {given.dtype}, {arg.type} needs {dtype}")
             if not given.flags.c_contiguous or not given.flags.writeable:
                 raise LayoutError(f"args: argument '{name}' must be a writeable C-contiguous array")
-            buffers.append(Buffer(name, "global", (given.size,), given.reshape(-1), str(arg.type)))
+            buffers.append(Buffer(name, "global", (given.size,), given.reshape(-1), arg.type))
             values.append(np.array([len(buffers) << POINTER_SHIFT], np.int64))
         else:
             values.append(_scalar(name, arg.type, given))
@@ -387,6 +388,6 @@ def run_triton(module, name: str, grid, args, stats: Stats, report: bool = False
     start = time.perf_counter()
     per_chunk = max(1, MAX_THREADS_PER_CHUNK // geometry.slots_per_block)
     for first in range(0, geometry.blocks, per_chunk):
-        chunk = Chunk(geometry, first, min(per_chunk, geometry.blocks - first))
+        chunk = Chunk.of(geometry, first, min(per_chunk, geometry.blocks - first))
         TritonMachine(func, chunk, values, stats, buffers).run()
     return time.perf_counter() - start

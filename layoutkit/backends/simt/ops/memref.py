@@ -12,6 +12,7 @@ from layoutkit.backends.simt.dtypes import vector_shape
 from layoutkit.backends.simt.machine import (
     expand,
     full,
+    rows_to_threads,
     threads_first,
     threads_last,
 )
@@ -92,6 +93,10 @@ def load(m, op, mask) -> None:
             return
         starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
         if starts.shape[0] != 1:
+            rows = m.private_rows(buffer, starts, vshape) if m.full else None
+            if rows is not None:  # (groups, size, columns) -> (groups * columns, *vshape)
+                env[result] = rows_to_threads(buffer.data[rows]).reshape(starts.shape[0], *vshape)
+                return
             if not m.full:  # (inactive threads may be out of bounds: read element 0)
                 starts = np.where(mask, starts, 0)
             env[result] = np.take(buffer.data.reshape(-1), m.private_locations(buffer, starts, vshape))
@@ -130,7 +135,8 @@ def load(m, op, mask) -> None:
                         full_loc if ids is None else full_loc[ids])
 
 
-ROW_ACCESS = 8  # vectors whose rows are at least this long load row by row
+ROW_ACCESS = 2  # vectors whose rows are at least this long load row by row (a vector<2xf16>
+# fragment load: one start per thread instead of an address per element)
 
 
 def _load_rows(m, op, buffer: Buffer, indices, vshape, mask, result) -> None:
@@ -174,6 +180,10 @@ def store(m, op, mask) -> None:
         starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
         if starts.shape[0] != 1:
             value = full(value, threads)
+            rows = m.private_rows(buffer, starts, vshape) if ids is None else None
+            if rows is not None:  # (groups * columns, *vshape) -> (groups, size, columns)
+                buffer.data[rows] = value.reshape(rows.shape[0], -1, rows.shape[1]).transpose(0, 2, 1)
+                return
             if ids is not None:
                 starts, value = starts[ids], value[ids]
             buffer.data.reshape(-1)[m.private_locations(buffer, starts, vshape, ids)] = value

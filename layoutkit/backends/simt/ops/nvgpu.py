@@ -3,8 +3,6 @@ multiplied with the hardware's rounding (:mod:`layoutkit.backends.simt.mma`)."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from layoutkit.backends.simt import mma as mma_fragments
 from layoutkit.backends.simt.machine import full
 from layoutkit.backends.simt.registry import handles
@@ -32,16 +30,16 @@ def mma(m, op, mask) -> None:
 def _a_matrices(m, a, shape):
     """The per-warp A matrices of fragments ``a``, kept while the same A is used (an A
     fragment is typically reused by several instructions); of a value repeated for a
-    batched loop, its original's matrices repeated."""
+    batched loop, its original's matrices (``mma`` uses them for every repeat)."""
     cached = m.cache.get("mma_a")  # (A fragments, shape, their matrices)
     if cached is not None and cached[0] is a and cached[1] == shape:
         return cached[2]
     source = m.repeated.get(id(a))
     if source is not None and source[0] is a:
+        # the original's matrices: mma broadcasts them over the repeats
         base, times = source[1], source[2]
-        base = full(base, a.shape[0] // times)
-        matrices = np.tile(_a_matrices(m, base, shape), (times, 1, 1))
+        matrices = _a_matrices(m, full(base, a.shape[0] // times), shape)
     else:
-        matrices = mma_fragments.gather_matrices(a, shape, "a")
+        matrices = mma_fragments.to_matrices(a, shape, "a")
     m.cache["mma_a"] = (a, shape, matrices)
     return matrices

@@ -48,10 +48,15 @@ def if_(m, op, mask) -> None:
 
 @handles(scf.ForOp)
 def for_(m, op, mask) -> None:
-    lb, ub, step = m.value(op.lb), m.value(op.ub), m.value(op.step)
-    body = op.body.blocks[0]
-    iv_arg, carried_args = body.args[0], body.args[1:]
-    carried = [m.value(v) for v in op.iter_args]
+    static = m.static.get(op)
+    if static is None:
+        body = op.body.blocks[0]
+        static = m.static[op] = (op.lb, op.ub, op.step, body, body.args[0], body.args[1:],
+                                 tuple(op.iter_args))
+    lb_value, ub_value, step_value, body, iv_arg, carried_args, iter_args = static
+    env = m.env
+    lb, ub, step = env[lb_value], env[ub_value], env[step_value]
+    carried = [env[v] for v in iter_args]
     if lb.shape[0] == 1 and ub.shape[0] == 1 and step.shape[0] == 1:
         if step[0] <= 0:
             m.fail(op, f"step must be positive, got {step[0]}")
