@@ -90,3 +90,18 @@ def test_simulating_unlowered_pcf_says_how_to_lower_it(capsys):
     assert code == 2
     assert err == (f"error: --function scale_tiles: {EXAMPLE} holds PCF ops (pcf.loop on line {line}), which run "
                    f"once lowered: layoutkit compile {EXAMPLE} --pipeline pcf-to-gpu -o out.mlir, then simulate out.mlir\n")
+
+
+def test_an_initialize_region_writing_memory_is_located_at_the_write(tmp_path, capsys):
+    source = (Path(EXAMPLE).parent / "clusters_readonly.mlir").read_text()
+    marker = "      %hundred = arith.constant 100.0 : f32\n"
+    assert marker in source
+    text = source.replace(marker, marker + "      %z = arith.constant 0 : index\n"
+                          "      memref.store %two, %x[%z] : memref<32xf32>\n")
+    path = tmp_path / "ro.mlir"
+    path.write_text(text)
+    code, err = run(capsys, "compile", str(path), "--pipeline", "pcf-to-gpu", "--workgroup-size", "128",
+                    "--subgroup-size", "32", "-o", str(tmp_path / "o.mlir"))
+    assert code == 2
+    assert err.startswith(f"{path}:{_where(text, 'memref.store')}: error: pcf-resolve-clusters: "
+                          "pcf.shared_executor: the initialize region writes memory (memref.store)")
