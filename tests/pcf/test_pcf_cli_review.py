@@ -105,3 +105,12 @@ def test_an_initialize_region_writing_memory_is_located_at_the_write(tmp_path, c
     assert code == 2
     assert err.startswith(f"{path}:{_where(text, 'memref.store')}: error: pcf-resolve-clusters: "
                           "pcf.shared_executor: the initialize region writes memory (memref.store)")
+
+
+def test_an_op_distribution_refuses_is_located(capsys):
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "pcf" / "distribute-run-clusters-errors.mlir"
+    text = path.read_text()
+    code, err = run(capsys, "opt", str(path), "--pcf-distribute-run-clusters")
+    assert code == 2
+    assert err.startswith(f"{path}:{_where(text, '= linalg.transpose')}: error: pcf-distribute-run-clusters: "
+                          "linalg.transpose: cannot distribute")
