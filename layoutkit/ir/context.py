@@ -72,6 +72,12 @@ class _LocatingParser(Parser):
         self.op_lines[op] = self.text.count("\n", 0, start) + 1
         return op
 
+    def error_start(self) -> int:
+        """The text offset of the token the parser stopped at (the start of the last token
+        when it ran out of text)."""
+        start = self._current_token.span.start
+        return min(start, max(len(self.text.rstrip()) - 1, 0))
+
     def parse_dense_int_or_fp_elements_attr(self, type):
         """As xDSL's, but a float splat written in hex is its bit pattern, as in MLIR:
         ``dense<0xFF800000> : tensor<128xf32>`` is -inf everywhere (xDSL reads the number
@@ -239,6 +245,8 @@ def parse_module(text: str) -> ModuleOp:
                                    "(write inf, or a value the type can hold)", text)) from None
     except Exception as err:  # xDSL raises bare exceptions for some malformed ops
         start = parser.failed_op_start if parser is not None else None
+        if start is None and parser is not None:  # raised outside an op's own checks (an
+            start = parser.error_start()          # attribute or type): where parsing stopped
         raise LayoutError(_line_of(start or 0, f"malformed operation: {err}", text)) from None
     for op in module.walk():
         try:

@@ -1,4 +1,4 @@
-"""SSA dominance at parse time: a value used before its definition, or outside the region
+"""Parse-time checks: SSA dominance -- a value used before its definition, or outside the region
 defining it, is a located LayoutError (MLIR: "operand #i does not dominate this use"), not
 a simulator crash or a stale value."""
 
@@ -116,3 +116,15 @@ def test_undefined_value_points_at_its_first_use_not_a_comment():
     line = _line(text, "%z =")
     column = text.split("\n")[line - 1].index("%t") + 1
     assert str(err.value).startswith(f"line {line}, column {column}: values used but not defined: [%t]")
+
+
+def test_a_bare_xdsl_exception_in_a_type_is_located_at_the_type():
+    """A semi-affine cluster bound raises a bare exception inside xDSL's affine parser: the
+    error is on the line of the type, not line 1 (where nothing failed)."""
+    text = ("// a comment on line 1\n"
+            "func.func @f(%c: !pcf.cluster<#iree_gpu.subgroup_scope, affine_map<(d0)[s0] -> (d0 * s0, s0)>, tg.a>) {\n"
+            "  return\n}\n")
+    with pytest.raises(LayoutError) as err:
+        parse_module(text)
+    assert str(err.value).startswith("line 2, column ")
+    assert "Multiplication with non-constant" in str(err.value)
