@@ -191,6 +191,14 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
         if needs_compiling(module):  # a linalg source program: compile it first
             compile_module(module)
             click.echo(f"compiled {file} with the {DEFAULT_PIPELINE} pipeline")
+        unlowered = next((op for op in module.walk() if op.name.startswith("pcf.")), None)
+        if unlowered is not None:
+            from layoutkit.ir.context import op_line
+
+            line = op_line(unlowered)
+            raise LayoutError(f"--function {function}: {file} holds PCF ops ({unlowered.name}"
+                              f"{f' on line {line}' if line else ''}), which run once lowered: "
+                              f"layoutkit compile {file} --pipeline pcf-to-gpu -o out.mlir, then simulate out.mlir")
         reports: list = []
         results = run_function(module, function, args, warp_size=warp_size, max_steps=max_steps,
                                reports=reports)

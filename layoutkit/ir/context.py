@@ -21,6 +21,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from layoutkit.errors import LayoutError
 from layoutkit.ir.dialects.upstream.memref import verify_get_globals
+from layoutkit.ir.dialects.upstream.vector import verify_static_positions
+from layoutkit.ir.dominance import verify_dominance
 from layoutkit.ir.registry import dialects
 
 
@@ -69,6 +71,12 @@ class _LocatingParser(Parser):
             raise
         self.op_lines[op] = self.text.count("\n", 0, start) + 1
         return op
+
+    def error_start(self) -> int:
+        """The text offset of the token the parser stopped at (the start of the last token
+        when it ran out of text)."""
+        start = self._current_token.span.start
+        return min(start, max(len(self.text.rstrip()) - 1, 0))
 
     def parse_dense_int_or_fp_elements_attr(self, type):
         """As xDSL's, but a float splat written in hex is its bit pattern, as in MLIR:
@@ -133,10 +141,24 @@ def _unsupported_op(message: str) -> str | None:
     return None
 
 
+def _first_use(name: str, text: str, default: int) -> int:
+    """The text offset of the first ``name`` (``%v``) outside a ``//`` comment, else ``default``.
+
+    Example: ``_first_use("%t", "%z = arith.addi %t, %c1 : index", 0)`` is 16."""
+    for found in re.finditer(re.escape(name) + r"(?![\w$.-])", text):
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        if "//" not in text[line_start:found.start()]:
+            return found.start()
+    return default
+
+
 def _line_of(start: int, message: str, text: str) -> str:
     """``line L, column C: message (in 'source line')`` for the text offset ``start``."""
     if message.startswith(" "):  # xDSL's bare context (" in block definition"): text ran out
         message = "expected more text" + message.rstrip() + " (an unclosed '{' or region?)"
+    undefined = re.match(r"values used but not defined: \[(%[^,\]]+)", message)
+    if undefined:  # xDSL points at the end of the text; point at the first use
+        start = _first_use(undefined.group(1), text, start)
     unknown = re.match(r"Operation (\S+) (is not registered|does not have a custom format)", message)
     if unknown and text.rfind(unknown.group(1), 0, start + 1) >= 0:
         # xDSL points after an unknown op without results; point at its name
@@ -223,11 +245,14 @@ def parse_module(text: str) -> ModuleOp:
                                    "(write inf, or a value the type can hold)", text)) from None
     except Exception as err:  # xDSL raises bare exceptions for some malformed ops
         start = parser.failed_op_start if parser is not None else None
+        if start is None and parser is not None:  # raised outside an op's own checks (an
+            start = parser.error_start()          # attribute or type): where parsing stopped
         raise LayoutError(_line_of(start or 0, f"malformed operation: {err}", text)) from None
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
             verify_get_globals(op) if isinstance(op, memref.GetGlobalOp) else None
+            verify_static_positions(op)
         except Exception as err:  # VerifyException, and xDSL verifiers' bare exceptions
             line = parser.op_lines.get(op)
             where = f"line {line}: " if line else ""
@@ -235,6 +260,7 @@ def parse_module(text: str) -> ModuleOp:
             if not message.startswith(op.name):
                 message = f"{op.name}: {message}"
             raise LayoutError(f"{where}{message}") from None
+    verify_dominance(module, parser.op_lines.get)
     _OP_LINES.update(parser.op_lines)
     return module
 
@@ -245,6 +271,16 @@ _OP_LINES: weakref.WeakKeyDictionary[Operation, int] = weakref.WeakKeyDictionary
 def op_line(op: Operation) -> int | None:
     """The source line of ``op`` if it came from :func:`parse_module`, else None."""
     return _OP_LINES.get(op)
+
+
+def at_op(op: Operation, message: str) -> str:
+    """``message`` prefixed ``line N: `` when ``op`` was parsed from line N (``layoutkit opt`` /
+    ``compile`` then report it at ``FILE:N:COL``), else unchanged: for a pass's error about ``op``.
+
+    Example: ``at_op(loop, "pcf-lower-structural: pcf.loop: has sref arguments")`` is
+    ``"line 7: pcf-lower-structural: pcf.loop: has sref arguments"`` for a loop on line 7."""
+    line = op_line(op)
+    return f"line {line}: {message}" if line else message
 
 
 _SOURCE = {"name": "<input>", "lines": []}

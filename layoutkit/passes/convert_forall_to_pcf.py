@@ -24,6 +24,7 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
+from layoutkit.ir.context import at_op
 from layoutkit.ir.dialects import pcf
 from layoutkit.ir.dialects.upstream.scf import ForallOp, InParallelOp
 from layoutkit.passes.linalg_structure import mapping_kind
@@ -44,7 +45,7 @@ def _index(ops: list, value):
 def convert(forall: ForallOp) -> list:
     """The ops replacing ``forall``: its trip counts and the ``pcf.loop``."""
     if forall.outputs:
-        raise LayoutError(f"{NAME}: an scf.forall with shared_outs (tensors) is not converted yet; bufferize first")
+        raise LayoutError(at_op(forall, f"{NAME}: an scf.forall with shared_outs (tensors) is not converted yet; bufferize first"))
     lbs, ubs, steps = forall.bounds(lambda v: v)
     ops: list = []
     counts = []

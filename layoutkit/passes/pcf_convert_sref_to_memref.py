@@ -46,6 +46,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
+from layoutkit.ir.context import at_op
 from layoutkit.ir.dialects import pcf
 from layoutkit.passes.linalg_structure import parse_attribute
 
@@ -68,13 +69,13 @@ def _index_values(op, dynamic, static) -> tuple[list, list]:
 
 def _check_slice(op, value_type) -> None:
     if not isinstance(value_type, VectorType):
-        raise LayoutError(f"{NAME}: {op.name}: only vector values are converted yet, got {value_type} "
-                          "(bufferize tensors first)")
+        raise LayoutError(at_op(op, f"{NAME}: {op.name}: only vector values are converted yet, got {value_type} "
+                          "(bufferize tensors first)"))
     if any(s != 1 for s in op.static_strides.get_values()):
-        raise LayoutError(f"{NAME}: {op.name}: strides: only unit strides are converted yet, "
-                          f"got {list(op.static_strides.get_values())}")
+        raise LayoutError(at_op(op, f"{NAME}: {op.name}: strides: only unit strides are converted yet, "
+                          f"got {list(op.static_strides.get_values())}"))
     if any(s == pcf.DYNAMIC for s in op.static_sizes.get_values()):
-        raise LayoutError(f"{NAME}: {op.name}: sizes: dynamic slice sizes are not converted yet")
+        raise LayoutError(at_op(op, f"{NAME}: {op.name}: sizes: dynamic slice sizes are not converted yet"))
 
 
 def _in_bounds(rank: int):
@@ -116,7 +117,7 @@ def _convert_uses(sref_value, buffer) -> None:
         elif isinstance(user, pcf.WriteSliceOp) and use.index == 1:
             _convert_write(user, buffer)
         else:
-            raise LayoutError(f"{NAME}: {user.name} on an sref is not converted yet")
+            raise LayoutError(at_op(user, f"{NAME}: {user.name} on an sref is not converted yet"))
 
 
 def _rebuild(op) -> None:
@@ -157,14 +158,14 @@ def _convert_alloc(op: pcf.AllocOp) -> None:
 def convert(op) -> None:
     """Convert one ``pcf.loop``/``pcf.generic`` whose srefs are tied to memrefs."""
     if op.num_leading:
-        raise LayoutError(f"{NAME}: {op.name}: initialize regions are not converted yet")
+        raise LayoutError(at_op(op, f"{NAME}: {op.name}: initialize regions are not converted yet"))
     flags = op.tied_flags
     for k, (arg, init, result) in enumerate(zip(op.ref_args, op.inits, op.results)):
         if not flags[k]:
-            raise LayoutError(f"{NAME}: {op.name}: untied sref results are not converted yet")
+            raise LayoutError(at_op(op, f"{NAME}: {op.name}: untied sref results are not converted yet"))
         if not isinstance(init.type, MemRefType):
-            raise LayoutError(f"{NAME}: {op.name}: init {k}: only memref inits are converted yet, got "
-                              f"{init.type} (bufferize tensors first)")
+            raise LayoutError(at_op(op, f"{NAME}: {op.name}: init {k}: only memref inits are converted yet, got "
+                              f"{init.type} (bufferize tensors first)"))
         _convert_uses(arg, init)
         result.replace_all_uses_with(init)
     _rebuild(op)
@@ -180,7 +181,7 @@ class PcfConvertSrefToMemrefPass(ModulePass):
         for alloc in [o for o in op.walk() if isinstance(o, pcf.AllocOp)]:
             if alloc.parent_op() is not None and isinstance(alloc.parent_op(), pcf.GenericOp) \
                     and alloc.parent_region() is alloc.parent_op().initializer:
-                raise LayoutError(f"{NAME}: pcf.alloc in an initialize region is not converted yet")
+                raise LayoutError(at_op(alloc, f"{NAME}: pcf.alloc in an initialize region is not converted yet"))
             _convert_alloc(alloc)
         # inner ones first: rebuilding an op clones its region (and the parallel ops in it)
         for parallel in reversed([o for o in op.walk() if isinstance(o, (pcf.LoopOp, pcf.GenericOp))]):

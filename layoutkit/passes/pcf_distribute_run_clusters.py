@@ -52,6 +52,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError, quote
+from layoutkit.ir.context import at_op
 from layoutkit.ir.dialects import pcf, pcf_ext
 from layoutkit.ir.dialects.upstream import gpu as lk_gpu
 from layoutkit.passes.pcf_distribution import carried_equivalence, is_carried
@@ -106,7 +107,7 @@ def _write(ops: list, value: SSAValue, sref: SSAValue, at: list[SSAValue]) -> No
 
 
 def _refuse(op: Operation, why: str) -> LayoutError:
-    return LayoutError(f"{NAME}: {op.name}: {why}")
+    return LayoutError(at_op(op, f"{NAME}: {op.name}: {why}"))
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
+from layoutkit.ir.context import at_op
 from layoutkit.ir.dialects import pcf
 from layoutkit.ir.dialects.upstream import gpu as lk_gpu
 from layoutkit.ir.dialects.upstream.scf import ForallOp
@@ -53,10 +54,10 @@ def _static(value) -> int | None:
 def _move_body(op, values: list, dest: Block) -> None:
     """Append ``op``'s body to ``dest`` with its index arguments replaced by ``values``."""
     if len(op.region.blocks) != 1:
-        raise LayoutError(f"{NAME}: {op.name}: a body of several blocks (pcf.br.cond_return) is not lowered yet")
+        raise LayoutError(at_op(op, f"{NAME}: {op.name}: a body of several blocks (pcf.br.cond_return) is not lowered yet"))
     body = op.region.blocks.first
     if op.results or len(body.args) != len(values):
-        raise LayoutError(f"{NAME}: {op.name}: has sref arguments; run pcf-convert-sref-to-memref first")
+        raise LayoutError(at_op(op, f"{NAME}: {op.name}: has sref arguments; run pcf-convert-sref-to-memref first"))
     for arg, value in zip(body.args, values):
         arg.replace_all_uses_with(value)
     for inner in list(body.ops):
@@ -102,8 +103,8 @@ class PcfLowerStructuralPass(ModulePass):
             elif isinstance(parallel, pcf.GenericOp):
                 new = self._threads(parallel)
             else:
-                raise LayoutError(f"{NAME}: pcf.loop at {scope} is not lowered yet (only workgroup and "
-                                  "sequential scope loops)")
+                raise LayoutError(at_op(parallel, f"{NAME}: pcf.loop at {scope} is not lowered yet (only workgroup and "
+                                  "sequential scope loops)"))
             block = parallel.parent_block()
             block.insert_ops_before(new, parallel)
             block.erase_op(parallel)
@@ -111,13 +112,13 @@ class PcfLowerStructuralPass(ModulePass):
     # ------------------------------------------------------------ workgroup scope
     def _workgroup(self, op) -> list:
         if _enclosing(op, "block") is not None:
-            raise LayoutError(f"{NAME}: {op.name}: a workgroup-scope op inside another one")
+            raise LayoutError(at_op(op, f"{NAME}: {op.name}: a workgroup-scope op inside another one"))
         before: list = []
         body = Block(arg_types=[IndexType()])
         wg = body.args[0]
         if isinstance(op, pcf.GenericOp):
             if len(op.ids) != 1:
-                raise LayoutError(f"{NAME}: pcf.generic: {len(op.ids)} workgroup ids; one is lowered yet")
+                raise LayoutError(at_op(op, f"{NAME}: pcf.generic: {len(op.ids)} workgroup ids; one is lowered yet"))
             grid = self.max_workgroups
             ops: list = []
             count = _const(ops, grid)
@@ -154,11 +155,11 @@ class PcfLowerStructuralPass(ModulePass):
     # ------------------------------------------------------------ subgroup and lane scope
     def _threads(self, op: pcf.GenericOp) -> list:
         if len(op.ids) != 1:
-            raise LayoutError(f"{NAME}: pcf.generic: {len(op.ids)} ids at {op.scope}; one is lowered yet")
+            raise LayoutError(at_op(op, f"{NAME}: pcf.generic: {len(op.ids)} ids at {op.scope}; one is lowered yet"))
         enclosing = _enclosing(op, "thread")
         if enclosing is None and _enclosing(op, "block") is None:
-            raise LayoutError(f"{NAME}: pcf.generic at {op.scope} must be inside a workgroup-scope "
-                              "pcf.loop or pcf.generic")
+            raise LayoutError(at_op(op, f"{NAME}: pcf.generic at {op.scope} must be inside a workgroup-scope "
+                              "pcf.loop or pcf.generic"))
         body = Block(arg_types=[IndexType()]) if enclosing is None else Block()
         thread = body.args[0] if enclosing is None else enclosing.body.block.args[0]
         ops: list = []

@@ -58,6 +58,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
+from layoutkit.ir.context import at_op
 from layoutkit.ir.dialects import pcf
 from layoutkit.ir.dialects.pcf_ext import (
     ClusterType,
@@ -446,10 +447,10 @@ def resolve_tile_group(op: TileGroupOp, worker: list, count: list, parent: _Case
     ``lo0 <= w0 < hi0`` and ``lo1 <= w1 < hi1``."""
     clusters = [arg.type for arg in op.clusters]
     if isinstance(op.source.type, ClusterType) and parent is None:
-        raise LayoutError(f"{NAME}: a tile_group of cluster {op.source.type.id} outside that cluster's region")
+        raise LayoutError(at_op(op, f"{NAME}: a tile_group of cluster {op.source.type.id} outside that cluster's region"))
     rank = len(worker)
     if any(c.rank != rank for c in clusters):
-        raise LayoutError(f"{NAME}: clusters of rank {clusters[0].rank} over a rank-{rank} worker grid")
+        raise LayoutError(at_op(op, f"{NAME}: clusters of rank {clusters[0].rank} over a rank-{rank} worker grid"))
     made: list = []
     lows, highs = [], []
     index = _const(0)
@@ -520,7 +521,7 @@ def _grid_rank(op: SharedExecutorOp, block: Block) -> int:
     ranks = {arg.type.rank for t in block.walk() if isinstance(t, TileGroupOp) and not _inside_tile_group(t)
              and isinstance(t.source.type, ThreadgroupType) for arg in t.clusters}
     if len(ranks) > 1:
-        raise LayoutError(f"{NAME}: pcf.shared_executor: tile_groups of ranks {sorted(ranks)} split one threadgroup")
+        raise LayoutError(at_op(op, f"{NAME}: pcf.shared_executor: tile_groups of ranks {sorted(ranks)} split one threadgroup"))
     return ranks.pop() if ranks else 1
 
 
@@ -532,8 +533,8 @@ def _inline_initializer(op: SharedExecutorOp, new: Block) -> None:
     init = op.initializer.blocks.first
     for inner in init.walk():
         if inner.name in WRITES:
-            raise LayoutError(f"{NAME}: pcf.shared_executor: the initialize region writes memory "
-                              f"({inner.name}); only values and allocations are replicated per worker")
+            raise LayoutError(at_op(inner, f"{NAME}: pcf.shared_executor: the initialize region writes memory "
+                              f"({inner.name}); only values and allocations are replicated per worker"))
     yielded = list(init.last_op.operands)
     for arg, value in zip(op.region.blocks.first.args[:op.num_leading], yielded, strict=True):
         arg.replace_all_uses_with(value)
@@ -581,7 +582,7 @@ def resolve_executor(op: SharedExecutorOp) -> None:
     if not zero.result.uses:
         new.erase_op(zero)
     if op.threadgroup.uses:
-        raise LayoutError(f"{NAME}: the threadgroup is used by {next(iter(op.threadgroup.uses)).operation.name}")
+        raise LayoutError(at_op(next(iter(op.threadgroup.uses)).operation, f"{NAME}: the threadgroup is used by {next(iter(op.threadgroup.uses)).operation.name}"))
     inits, reads = iter(op.inits), iter(op.reads)
     operands = [next(inits) if tied else next(reads) for tied in op.tied_flags]
     generic = pcf.GenericOp.build(

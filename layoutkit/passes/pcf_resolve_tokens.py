@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import BoolAttr, ModuleOp, NoneAttr
 from xdsl.passes import ModulePass
 
 from layoutkit.errors import LayoutError
+from layoutkit.ir.context import at_op
 from layoutkit.ir.dialects import pcf
 
 NAME = "pcf-resolve-tokens"
@@ -36,8 +37,8 @@ def resolve(op) -> None:
             block.erase_arg(arg)
             op.properties["sync_on_return"] = BoolAttr.from_bool(True)
         elif not isinstance(sref.sync_scope, NoneAttr):
-            raise LayoutError(f"{NAME}: {op.name}: sync scope {sref.sync_scope} of {sref} is not resolved yet "
-                              "(only sync(...), #pcf.sync_on_return)")
+            raise LayoutError(at_op(op, f"{NAME}: {op.name}: sync scope {sref.sync_scope} of {sref} is not resolved yet "
+                              "(only sync(...), #pcf.sync_on_return)"))
 
 
 @dataclass(frozen=True)

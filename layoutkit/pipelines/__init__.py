@@ -89,7 +89,10 @@ def parse_pass_pipeline(text: str, field: str = "--pass-pipeline") -> tuple:
             try:
                 passes.append(cls.from_spec(spec))
             except ValueError as err:  # xDSL's text first (tests grep it), then the option and value
-                raise LayoutError(f"{where}: {err}{_diagnosis(cls, spec)}") from None
+                message = str(err)
+                if message.startswith(f"{spec.name}: ") and where.endswith(spec.name):
+                    message = message[len(spec.name) + 2:]  # the pass named itself: once is enough
+                raise LayoutError(f"{where}: {message}{_diagnosis(cls, spec)}") from None
         else:
             raise LayoutError(f"{field}: no pass or pipeline named {quote(spec.name)} "
                               f"(see layoutkit opt --list-passes)")

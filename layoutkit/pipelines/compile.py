@@ -43,11 +43,16 @@ def pipeline_with_options(pipeline: str, tile_sizes=None, workgroup_size=None, s
         if value is None:
             continue
         value = sizes_text(flag, value)
+        if flag != "--tile-sizes" and any(int(v) == 0 for v in value.split(",")):  # a 0 tile: untiled
+            raise LayoutError(f"{flag}: expected positive integers, got {quote(value)}")
         if not any(p in passes for p in pass_names):
             fixed = next((p for p in passes if p.split("{")[0] in pass_names), None)
             if fixed is not None:
                 raise LayoutError(f"{flag}: pipeline {quote(pipeline)} fixes it: {quote(fixed)}")
             raise LayoutError(f"{flag}: pipeline {quote(pipeline)} has no {pass_names[0]} pass")
+        if "," in value and "pcf-lower-structural" in pass_names and "pcf-lower-structural" in passes:
+            raise LayoutError(f"{flag}: pipeline {quote(pipeline)} takes one number, "
+                              f"got {quote(value)}")
         for name in pass_names:
             options.setdefault(name, []).append(f"{option}={value}")
     text = ",".join(f"{p}{{{' '.join(options[p])}}}" if p in options else p for p in passes)

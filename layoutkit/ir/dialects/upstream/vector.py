@@ -34,6 +34,7 @@ from typing import ClassVar
 
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
@@ -670,3 +671,19 @@ OPS = [ContractionOp, MultiDimReductionOp, TransposeOp, ShapeCastOp, ExtractStri
 register("vector", OPS)
 
 __all__ = [op.__name__ for op in OPS] + ["kind_name"]
+
+
+def verify_static_positions(op) -> None:
+    """MLIR's rule for ``vector.extract`` / ``vector.insert`` that xDSL's verifier lacks: each
+    static position is in ``[0, dim)`` of the vector it indexes, or -1 (poison); e.g.
+    ``vector.extract %v[1, 0] : f32 from vector<1x1xf32>`` is a VerifyException."""
+    if not isinstance(op, (vector.ExtractOp, vector.InsertOp)):
+        return
+    indexed = op.vector.type if isinstance(op, vector.ExtractOp) else op.dest.type
+    shape = indexed.get_shape()
+    for d, p in enumerate(op.static_position.get_values()):
+        if p == DYNAMIC_INDEX or p == -1 or d >= len(shape):
+            continue
+        if not 0 <= p < shape[d]:
+            raise VerifyException(f"{op.name}: position #{d}: {p} is out of range for dimension {d} "
+                                  f"of size {shape[d]} ({indexed}); expected 0..{shape[d] - 1} or -1 (poison)")
