@@ -62,6 +62,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -180,6 +181,68 @@ def _lanes_moved(layout: BlockedEncoding, shape: tuple[int, ...], elem: int) -> 
         found.append((BlockedEncoding(layout.size_per_thread, tuple(moved), layout.warps_per_cta, layout.order,
                                       layout.cga), split))
     return found
+
+
+#: the origin of a candidate cost-model=triton gives the value
+TRITON_SEED = "cost-model=triton's layout"
+#: ops the Triton passes add or rename that have no counterpart in exact's input
+_SEED_SKIP = frozenset(("ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "ttg.local_dealloc",
+                        "ttg.memdesc_trans"))
+_SEED_NAMES = {"ttng.warp_group_dot": "tt.dot"}
+#: Triton copies of one op kept as seeds at most (its rematerialized copies may differ)
+MAX_SEEDS = 4
+
+
+def _seed_key(op: Operation) -> tuple[str, str]:
+    return _SEED_NAMES.get(op.name, op.name), str(op.location)
+
+
+def triton_seeds(module: Operation) -> dict[Operation, list[list[Any]]]:
+    """What ``cost-model=triton`` gives each op of the TTGIR ``module``: op -> alternatives, each
+    the layouts of its tensor results (of its pointer operand, for a ``tt.store``). Triton's
+    passes run on a copy; ops are matched by name and location, in program order (Triton's
+    rematerialized copies of an op make counts differ: then every copy's layouts are offered,
+    at most :data:`MAX_SEEDS`). Empty when the passes do not apply to the module."""
+    from layoutkit.ir import make_context
+    from layoutkit.passes import PASSES, pass_class
+    from layoutkit.triton.gpu_pipeline import TRITON_HIP_LAYOUT_PASSES, TRITON_LAYOUT_PASSES
+
+    target = module.attributes.get("ttg.target")
+    names = TRITON_HIP_LAYOUT_PASSES if target is not None and "hip:" in str(target) else TRITON_LAYOUT_PASSES
+    if any(name not in PASSES for name in names):
+        return {}
+    copy = module.clone()
+    try:
+        ctx = make_context()
+        for name in names:
+            pass_class(name)().apply(ctx, copy)
+    except (LayoutError, ValueError, NotImplementedError, TypeError, AttributeError, KeyError):
+        return {}
+
+    def layouts(op: Operation) -> list[Any]:
+        values = [op.operands[0]] if op.name == "tt.store" else list(op.results)
+        return [_layout_of(v) if _tensor(v) else None for v in values]
+
+    def functions(root: Operation) -> dict[str, dict[tuple[str, str], list[Operation]]]:
+        found: dict[str, dict[tuple[str, str], list[Operation]]] = {}
+        for func in root.walk():
+            if func.name == "tt.func" and func.body.blocks:
+                groups = found.setdefault(func.sym_name.data, {})
+                for op in func.walk():
+                    if op is not func and op.name not in _SEED_SKIP:
+                        groups.setdefault(_seed_key(op), []).append(op)
+        return found
+
+    ours, theirs = functions(module), functions(copy)
+    seeds: dict[Operation, list[list[Any]]] = {}
+    for name, groups in ours.items():
+        other = theirs.get(name, {})
+        for key, ops in groups.items():
+            found = other.get(key, [])
+            for i, op in enumerate(ops):
+                picked = [found[i]] if len(found) == len(ops) else found[:MAX_SEEDS]
+                seeds[op] = [layouts(o) for o in picked]
+    return seeds
 
 
 # -- requirements: what a user wants for an operand, given the user's layout ------------------
@@ -535,6 +598,47 @@ def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target:
     return found
 
 
+_GATHERS: dict[tuple, float] = {}
+
+
+def gather_cost(src: Any, idx: Any, src_shape: tuple[int, ...], idx_shape: tuple[int, ...], axis: int,
+                warp_size: int) -> float:
+    """Instructions per thread of a ``tt.gather`` with source layout ``src`` and index (and
+    result) layout ``idx``, by Triton's lowering rule (``GatherLoweringHelper::isWarpLocal``,
+    as the executor counts it): warp-local -- the ``axis`` coordinate does not change with the
+    warp in either layout, and lanes and warps hold the same other coordinates in both -- is one
+    ``shfl`` (1, as a conversion's shuffle) and one ``select`` (an element-wise instruction,
+    :data:`ELEMENTWISE_WEIGHT`) per index register and source register of its column; else
+    through shared memory: a store per source register, a barrier, a load per index register.
+    Worked example: 32x32 on 4 warps, both ``threadsPerWarp [1, 32], warpsPerCTA [4, 1]``,
+    axis 1: warp-local, 8 index registers x 1 source register per column -> 8 x 1.5 = 12."""
+    key = (_function(src, src_shape), _function(idx, idx_shape), src_shape, idx_shape, axis, warp_size)
+    found = _GATHERS.get(key)
+    if found is None:
+        found = IMPOSSIBLE
+        try:
+            s_table, i_table = src.table(src_shape), idx.table(idx_shape)
+        except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
+            _GATHERS[key] = found
+            return found
+        if s_table.shape[1:4] == i_table.shape[1:4] and s_table.shape[1] == warp_size:
+            s_regs, i_regs = _registers(src, src_shape), _registers(idx, idx_shape)
+            other = [d for d in range(s_table.shape[-1]) if d != axis]
+            local = all((t[..., axis] == t[:, :, :1, :, axis]).all() for t in (s_table, i_table)) and \
+                (s_table[0, 0, :, :, other] == i_table[0, 0, :, :, other]).all() and \
+                (s_table[0, :, 0, :, other] == i_table[0, :, 0, :, other]).all()
+            if local:
+                coords = s_table[:, 0, 0, 0].reshape(-1, s_table.shape[-1])  # thread 0's registers
+                _, column = np.unique(np.delete(coords, axis, axis=-1), axis=0, return_inverse=True)
+                column = column.reshape(-1)
+                per_column = max(len(np.unique(coords[column == k, axis])) for k in np.unique(column))
+                found = float((1 + ELEMENTWISE_WEIGHT) * i_regs * per_column)
+            else:
+                found = float(s_regs + 1 + i_regs)
+        _GATHERS[key] = found
+    return found
+
+
 @dataclass(frozen=True)
 class SharedOperand:
     """What an mma v3 (``wgmma``) operand read from shared memory wants: a ``local_alloc`` of
@@ -665,8 +769,11 @@ class ExactLayouts:
     """The exact assignment of one ``tt.func``: :meth:`run` rewrites it, :attr:`converts`
     says why each remaining convert is there."""
 
-    def __init__(self, func: Operation, target: str, num_warps: int, threads_per_warp: int, method: str = "auto"):
+    def __init__(self, func: Operation, target: str, num_warps: int, threads_per_warp: int, method: str = "auto",
+                 seeds: dict[Operation, list[list[Any]]] | None = None):
         from layoutkit.triton.axis_walk import axis_infos
+
+        self.seeds = seeds or {}  # cost-model=triton's layouts (:func:`triton_seeds`)
 
         self.func = func
         self.target = target or "cuda:80"
@@ -683,6 +790,7 @@ class ExactLayouts:
         self.solver = ""
         self.replicated: list[str] = []
         self.vectors: dict[int, tuple[int, int]] = {}  # a store's variable -> (dim, vector width)
+        self.gathers: list[tuple[int, int, int]] = []  # tt.gather: (source variable, result variable, axis)
 
     # -- building ---------------------------------------------------------------------------
     def variable(self, value: SSAValue, pinned: bool = False) -> int:
@@ -693,11 +801,26 @@ class ExactLayouts:
         index = len(self.variables) - 1
         self.join(value, index)
         v.add(_layout_of(value), INPUT)
+        self.seed(value, index)
         return index
+
+    def seed(self, value: SSAValue, index: int, owner: Operation | None = None, position: int | None = None) -> None:
+        """Offer variable ``index`` the layouts cost-model=triton gives ``value`` (result
+        ``position`` of ``owner``), so the solver can always choose Triton's answer."""
+        owner = owner if owner is not None else value.owner
+        if not isinstance(owner, Operation):
+            return
+        if position is None:
+            position = next((i for i, r in enumerate(owner.results) if r is value), None)
+        for layouts in self.seeds.get(owner, ()):
+            if position is not None and position < len(layouts):
+                self.variables[index].add(layouts[position], TRITON_SEED)
 
     def join(self, value: SSAValue, index: int) -> None:
         self.var_of[value] = index
         self.variables[index].values.append(value)
+        if self.variables[index].candidates:
+            self.seed(value, index)
         if not self.variables[index].label:
             self.variables[index].label = value.name_hint or ""
 
@@ -839,6 +962,7 @@ class ExactLayouts:
             self.variables.append(v)
             index = len(self.variables) - 1
             v.add(self.wanted[(op, 0)], INPUT)
+            self.seed(ptr, index, op, 0)
             for layout, origin in self.coalesced(op, ptr):
                 v.add(layout, origin)
             v.access.append(self.global_cost(op, ptr, op.operands[2] if len(op.operands) > 2 else None,
@@ -847,8 +971,13 @@ class ExactLayouts:
             for i in range(len(op.operands)):
                 self.use(op, i, Want("same"), index)
             return
-        if name == "tt.histogram" and results:  # counts every element: any operand layout serves
-            self.variable(results[0], pinned=True)
+        if name == "tt.histogram" and results:  # counts every element: any operand layout serves, and
+            self.variable(results[0])  # each thread's bins are reduced into any result layout
+            return
+        if name == "tt.gather" and results and op.operands[0] in self.var_of:
+            index = self.variable(results[0])  # the result takes the indices' layout (Triton's rule)
+            self.use(op, 1, Want("same"), index)
+            self.gathers.append((self.var_of[op.operands[0]], index, op.axis.value.data))
             return
         if name in ("tt.join", "tt.split", "tt.reshape", "tt.cat") and results:
             index = self.variable(results[0])
@@ -1159,6 +1288,10 @@ class ExactLayouts:
                     unary[u][a] += matrix[a][a]
             else:
                 pairs.append((u, use.user, tuple(map(tuple, matrix))))
+        for u, r, axis in self.gathers:  # the gather's own data movement, as Triton's lowering picks it
+            src, res = self.variables[u], self.variables[r]
+            pairs.append((u, r, tuple(tuple(gather_cost(a, b, src.shape, res.shape, axis, self.threads_per_warp)
+                                            for b in res.candidates) for a in src.candidates)))
         return AssignmentProblem(tuple(len(v.candidates) for v in self.variables),
                                  tuple(map(tuple, unary)), tuple(pairs))
 
@@ -1409,10 +1542,11 @@ def assign_layouts(module: Operation, method: str = "auto", explain: bool = Fals
         return int(value.data) if value is not None else getattr(found, "data", default)
 
     out = []
+    seeds = triton_seeds(module)
     for op in list(module.walk()):
         if op.name == "tt.func" and op.body.blocks:
             layouts = ExactLayouts(op, attr("ttg.target", "cuda:80"), attr("ttg.num-warps", 4),
-                                   attr("ttg.threads-per-warp", 32), method)
+                                   attr("ttg.threads-per-warp", 32), method, seeds)
             layouts.run(explain)
             out.append(explain_text(op.sym_name.data, layouts))
             merge_copies(op.body.blocks.first)
