@@ -1406,8 +1406,10 @@ class ExactLayouts:
 
             shared = [c for c in first.candidates if all(c in self.variables[m].candidates for m in members)]
             # the reference: Triton's coalescing rule carried to the chain, else the most replicated
-            rule = next((c for c, o in zip(first.candidates, first.origins) if c in shared
-                         and o.startswith("coalesced") and "fewer lanes" not in o), None)
+            rule = next((c for c, o in zip(first.candidates, first.origins) if c in shared and o == TRITON_SEED),
+                        None)  # Triton's own layout, else its coalescing rule
+            rule = rule if rule is not None else next((c for c, o in zip(first.candidates, first.origins) if c in shared
+                                                       and o.startswith("coalesced") and "fewer lanes" not in o), None)
             worst = rule if rule is not None else max(shared, key=work)
             label = "Triton's rule" if rule is not None else "the most replicated candidate"
             if work(worst) <= work(chosen):
