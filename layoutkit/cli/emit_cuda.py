@@ -36,7 +36,13 @@ def command(file: str, arch: str, do_compile: bool, compiler: str, no_prelude: b
         raise LayoutError(f"--arch: expected one of {', '.join(SUPPORTED_ARCHES)}, got {quote(arch)}")
     if output_file is not None:
         common.check_writable(output_file)
-    source = emit_cuda(parse_module(common.read_input(file, "FILE")))
+    from layoutkit.cli.opt import source_error
+
+    text = common.read_input(file, "FILE")
+    try:  # an IR error, in parsing or in emitting an op: FILE:LINE:COL: error: ...
+        source = emit_cuda(parse_module(text))
+    except LayoutError as err:
+        raise source_error("<stdin>" if file == "-" else file, text, str(err)) from None
     report = compile_cuda(source, arch, compiler=compiler).report() if do_compile else None
     if no_prelude:
         source = without_prelude(source)

@@ -181,7 +181,13 @@ def command(file: str, kernel: str | None, function: str | None, grid: str | Non
         raise LayoutError(f"--warp-size: expected one of {', '.join(map(str, WARP_SIZES))}, got {quote(str(warp_size))}")
     dims = (parse_dims("grid", grid), parse_dims("block", block) if block is not None else None) \
         if kernel is not None else None
-    module = parse_module(text if text is not None else common.read_input(file, "FILE"))
+    from layoutkit.cli.opt import source_error
+
+    text = text if text is not None else common.read_input(file, "FILE")
+    try:
+        module = parse_module(text)
+    except LayoutError as err:  # an IR error: FILE:LINE:COL: error: ...
+        raise source_error("<stdin>" if file == "-" else file, text, str(err)) from None
     args = parse_args(arg_texts)
     out_path = prepare_out_dir(out_dir) if out_dir is not None else None
     arrays = {name: value for name, value in args.items() if isinstance(value, np.ndarray)}

@@ -67,8 +67,8 @@ BAD_INPUTS = {
 
 # what the error line must say for some of them: the place and the offending text
 BAD_INPUT_MESSAGES = {
-    "unsupported_argument_type.mlir": "error: line 3: kernel @k: gpu.func: argument %x: type: no backend supports the element type 'i4' (i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)",
-    "unsupported_value_type.mlir": "error: line 6: kernel @k: arith.truncf: type: no backend supports the element type 'f8E4M3FN' (i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)",
+    "unsupported_argument_type.mlir": "FILE:3:5: error: kernel @k: gpu.func: argument %x: type: no backend supports the element type 'i4' (i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)",
+    "unsupported_value_type.mlir": "FILE:6:7: error: kernel @k: arith.truncf: type: no backend supports the element type 'f8E4M3FN' (i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)",
 }
 
 
@@ -78,9 +78,10 @@ def test_bad_input_is_one_error_line(capsys, tmp_path, name):
     path.write_text(BAD_INPUTS[name])
     status, out, err = run(capsys, "emit-cuda", str(path))
     assert status == 2 and out == ""
-    assert err.startswith("error: ") and err.count("\n") == 1, err
+    # an IR error is FILE[:LINE:COL]: error: ..., as mlir-opt prints it
+    assert re.match(re.escape(str(path)) + r"(:\d+:\d+)?: error: ", err) and err.count("\n") == 1, err
     if name in BAD_INPUT_MESSAGES:
-        assert err.strip() == BAD_INPUT_MESSAGES[name]
+        assert err.strip() == BAD_INPUT_MESSAGES[name].replace("FILE", str(path))
 
 
 def test_unreadable_files_and_outputs_are_one_error_line(capsys, tmp_path):
@@ -129,7 +130,8 @@ def test_the_installed_command(tmp_path, text):
     bad.write_text(text)
     done = subprocess.run([sys.executable, "-m", "layoutkit", "emit-cuda", str(bad)],
                           capture_output=True, text=True, check=False)
-    assert done.returncode == 2 and done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    assert done.returncode == 2 and done.stderr.startswith(f"{bad}:") and ": error: " in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_no_prelude_prints_the_kernels_only(capsys, cuda_compiler):
