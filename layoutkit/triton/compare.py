@@ -21,11 +21,10 @@ Worked example (replicated work): ``arith.divf`` on a ``64xf32`` slice layout of
 lanes holding 16 registers per thread: ``16 x 128 = 2048`` instructions for 64 elements, 1984
 of them replicated.
 
-The Triton side runs :data:`~layoutkit.triton.gpu_pipeline.TRITON_LAYOUT_PASSES` through
-``triton-gpu-pipeline cost-model=triton``; while a pass of that list is not registered, a kernel
-that is one of the committed goldens (``tests/triton/frontend/goldens/*/kernel.ttir``, same
-printed module) takes Triton 3.9's own output of its layout passes instead
-(``tests/triton/layout_passes/goldens``, 4 warps), and says so.
+The Triton side runs :data:`~layoutkit.triton.gpu_pipeline.TRITON_LAYOUT_PASSES` (on hip the
+AMD order) through ``triton-gpu-pipeline cost-model=triton``, which matches Triton 3.9's own
+output of every layout-pass step of the committed goldens (``tests/triton/layout_passes``);
+:func:`triton_golden_output` finds that output for the benchmarks and tests.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from layoutkit.errors import LayoutError, quote
+from layoutkit.errors import LayoutError
 
 #: the committed goldens (a source checkout; absent from an installed wheel)
 _TESTS = Path(__file__).resolve().parents[2] / "tests" / "triton"
@@ -170,14 +169,6 @@ def triton_golden_output(kernel: str, target: str, num_warps: int) -> Path | Non
     return None
 
 
-def missing_triton_passes() -> list[str]:
-    """The passes of ``cost-model=triton`` not registered yet."""
-    from layoutkit.passes import PASSES
-    from layoutkit.triton.gpu_pipeline import TRITON_LAYOUT_PASSES
-
-    return list(dict.fromkeys(n for n in TRITON_LAYOUT_PASSES if n not in PASSES))
-
-
 @dataclass(frozen=True)
 class Side:
     """One pipeline's result: its name, how it was obtained, the module, its measure, its run."""
@@ -210,24 +201,11 @@ def _lanes(target: str) -> int:
     return warp_size(target)
 
 
-def triton_side(text: str, target: str, num_warps: int, kernel: str | None) -> Side:
-    """Triton's layout passes as layoutkit models them, or (module doc) Triton's golden output."""
-    from layoutkit.ir import parse_module
-
-    missing = missing_triton_passes()
-    if not missing:
-        module, seconds = _run_pipeline(text, target, num_warps, "triton")
-        return Side("triton", "cost-model=triton (layoutkit's model of Triton 3.9's layout passes)", module,
-                    measure(module), seconds)
-    path = triton_golden_output(kernel, target, num_warps) if kernel else None
-    if path is None:
-        where = f"golden kernel {quote(kernel)} has no Triton run for target {target} with {num_warps} warps" \
-            if kernel else "the kernel is not one of the committed goldens"
-        raise LayoutError(f"cost-model: triton needs the passes {', '.join(missing)}, not registered yet, and "
-                          f"{where} (tests/triton/layout_passes/goldens)")
-    module = parse_module(path.read_text())
-    return Side("triton", f"Triton 3.9's own output (golden {path.relative_to(_TESTS.parent.parent)}; "
-                f"{', '.join(missing)} not registered yet)", module, measure(module), 0.0)
+def triton_side(text: str, target: str, num_warps: int) -> Side:
+    """Triton's layout passes as layoutkit models them (``cost-model=triton``)."""
+    module, seconds = _run_pipeline(text, target, num_warps, "triton")
+    return Side("triton", "cost-model=triton (layoutkit's model of Triton 3.9's layout passes)", module,
+                measure(module), seconds)
 
 
 def exact_side(text: str, target: str, num_warps: int) -> Side:
@@ -283,7 +261,7 @@ def compare_pipelines(text: str, target: str, num_warps: int = 4, source: str = 
 
     pass_class("triton-gpu-pipeline")(target=target, num_warps=num_warps, threads_per_warp=_lanes(target))
     kernel = golden_kernel(parse_module(text))
-    sides = [triton_side(text, target, num_warps, kernel), exact_side(text, target, num_warps)]
+    sides = [triton_side(text, target, num_warps), exact_side(text, target, num_warps)]
     if run is not None:
         ran = []
         for s in sides:
@@ -296,4 +274,4 @@ def compare_pipelines(text: str, target: str, num_warps: int = 4, source: str = 
 
 
 __all__ = ["Comparison", "Measure", "Side", "compare_pipelines", "elementwise_work", "exact_side", "golden_kernel",
-           "measure", "missing_triton_passes", "triton_golden_output", "triton_side"]
+           "measure", "triton_golden_output", "triton_side"]
