@@ -588,7 +588,14 @@ def _volume(box) -> int:
 
 # ---------------------------------------------------------------- run_cluster / run_thread
 class _Run:
-    """``pcf.shared_executor.run_X %on [ins(%a, ... : A, ...)] : ON [-> R] { ^bb0(...): ... pcf.yield ... }``."""
+    """``pcf.shared_executor.run_X %on [ins(%a, ... : A, ...)] : ON [-> R] { ^bb0(...): ... pcf.yield ... }``;
+    the fields of both ops (xDSL collects IRDL fields along the MRO)."""
+
+    on = operand_def()
+    ins = var_operand_def()
+    result = opt_result_def()
+    region = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -661,11 +668,6 @@ class RunClusterOp(_Run, IRDLOperation):
     payloads of ``ins`` (any clusters of the same scope), its ``pcf.yield`` the result's shared payload."""
 
     name = "pcf.shared_executor.run_cluster"
-    on = operand_def()
-    ins = var_operand_def()
-    result = opt_result_def()
-    region = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def verify_(self) -> None:
         _in_shared_executor(self)
@@ -688,11 +690,6 @@ class RunThreadOp(_Run, IRDLOperation):
     dimension (``index``), then the private payloads of ``ins`` (the same cluster only)."""
 
     name = "pcf.shared_executor.run_thread"
-    on = operand_def()
-    ins = var_operand_def()
-    result = opt_result_def()
-    region = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def verify_(self) -> None:
         _in_shared_executor(self)
