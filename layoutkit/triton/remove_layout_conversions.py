@@ -524,10 +524,15 @@ class Rematerialization:
                 remat += _reduce_cost(op)
         return convert >= remat
 
-    def backward(self) -> None:
+    def each_convert(self, rewrite) -> None:
+        """``rewrite(cvt)`` on every convert in turn; one it leaves (False) is recorded as a
+        layout its operand can take, for the rewrites after it."""
         for cvt in self.converts():
-            if not self.backward_one(cvt):
+            if not rewrite(cvt):
                 self.add(cvt.operands[0], encoding_of(cvt.results[0]), cvt.results[0])
+
+    def backward(self) -> None:
+        self.each_convert(self.backward_one)
 
     def backward_one(self, cvt: Operation) -> bool:
         from layoutkit.layouts.triton import DotOperandEncoding
@@ -666,9 +671,7 @@ class Rematerialization:
         dead.append(op)
 
     def hoist_into_conditionals(self) -> None:
-        for cvt in self.converts():
-            if not self.hoist_into_conditional(cvt):
-                self.add(cvt.operands[0], encoding_of(cvt.results[0]), cvt.results[0])
+        self.each_convert(self.hoist_into_conditional)
 
     def hoist_into_conditional(self, cvt: Operation) -> bool:
         """Triton's hoistConvertIntoConditionals: when the slice reaches an ``scf.if`` (inside an
@@ -722,9 +725,7 @@ class Rematerialization:
         return True
 
     def hoist_dot_operands(self) -> None:
-        for cvt in self.converts():
-            if not self.hoist_dot_operand(cvt):
-                self.add(cvt.operands[0], encoding_of(cvt.results[0]), cvt.results[0])
+        self.each_convert(self.hoist_dot_operand)
 
     def hoist_dot_operand(self, cvt: Operation) -> bool:
         """Triton's hoistConvertDotOperand: a convert an mma dot after it in its region depends
@@ -758,9 +759,7 @@ class Rematerialization:
         return True
 
     def hoist_over_ext_or_broadcast(self) -> None:
-        for cvt in self.converts():
-            if not self.hoist_one(cvt):
-                self.add(cvt.operands[0], encoding_of(cvt.results[0]), cvt.results[0])
+        self.each_convert(self.hoist_one)
 
     def hoist_one(self, cvt: Operation) -> bool:
         from layoutkit.layouts.triton import DotOperandEncoding
