@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -529,36 +530,23 @@ class Variable:
         return True
 
 
-_FITS: dict[tuple[Any, tuple[int, ...]], bool] = {}
-
-
+@lru_cache(maxsize=1 << 16)
 def _fits(layout: Any, shape: tuple[int, ...]) -> bool:
-    key = (layout, shape)
-    found = _FITS.get(key)
-    if found is None:
-        try:
-            registers_per_thread(layout, shape)
-            found = getattr(layout, "rank", len(shape)) == len(shape)
-        except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
-            found = False
-        _FITS[key] = found
-    return found
+    try:
+        registers_per_thread(layout, shape)
+    except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
+        return False
+    return getattr(layout, "rank", len(shape)) == len(shape)
 
 
-_FUNCTIONS: dict[tuple[Any, tuple[int, ...]], bytes] = {}
-
-
+@lru_cache(maxsize=1 << 16)
 def _function(layout: Any, shape: tuple[int, ...]) -> bytes:
     """The layout as a map on ``shape`` (its table), to tell equal maps apart from names."""
-    key = (layout, shape)
-    found = _FUNCTIONS.get(key)
-    if found is None:
-        try:
-            table = layout.table(shape).tobytes()
-        except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
-            table = repr(layout).encode()  # no table: the name is the map
-        found = _FUNCTIONS[key] = type(layout).__name__.encode() + table
-    return found
+    try:
+        table = layout.table(shape).tobytes()
+    except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
+        table = repr(layout).encode()  # no table: the name is the map
+    return type(layout).__name__.encode() + table
 
 
 _COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str, str], float] = {}
@@ -713,15 +701,9 @@ def _shared_side(layout: Any, encoding: Any, shape: tuple[int, ...], dtype: str,
     return found
 
 
-_REGISTERS: dict[tuple[Any, tuple[int, ...]], int] = {}
-
-
+@lru_cache(maxsize=1 << 16)
 def _registers(layout: Any, shape: tuple[int, ...]) -> int:
-    key = (layout, shape)
-    found = _REGISTERS.get(key)
-    if found is None:
-        found = _REGISTERS[key] = registers_per_thread(layout, shape)
-    return found
+    return registers_per_thread(layout, shape)
 
 
 def _is_work(op: Any) -> bool:
