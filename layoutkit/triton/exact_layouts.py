@@ -551,6 +551,14 @@ def _function(layout: Any, shape: tuple[int, ...]) -> bytes:
 
 _COSTS: dict[tuple[bytes, bytes, tuple[int, ...], str, str], float] = {}
 _ROUTES: dict[tuple[Any, Any, tuple[int, ...], str, str], bool] = {}
+CACHE_LIMIT = 1 << 16  # prices kept per cache; a full cache starts over (memory stays bounded)
+
+
+def _room(*caches: dict) -> None:
+    """Empty ``caches`` together once the first holds :data:`CACHE_LIMIT` entries."""
+    if len(caches[0]) >= CACHE_LIMIT:
+        for cache in caches:
+            cache.clear()
 
 
 def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target: str = "cuda:80") -> float:
@@ -579,6 +587,7 @@ def convert_cost(src: Any, dst: Any, shape: tuple[int, ...], dtype: str, target:
         # the route stores and loads every byte a thread holds, 16 bytes an instruction at best
         floor = 2 * math.ceil(_registers(dst, shape) * element_bytes(dtype) / 16) if found < IMPOSSIBLE else 0
         route = shared_route_cost(src, dst, shape, dtype, target) if found > floor else None
+        _room(_COSTS, _ROUTES)  # a route is read only after its cost: both go together
         if route is not None and route < found:
             found = route
             _ROUTES[(src, dst, shape, dtype, target)] = True
@@ -604,6 +613,7 @@ def gather_cost(src: Any, idx: Any, src_shape: tuple[int, ...], idx_shape: tuple
     found = _GATHERS.get(key)
     if found is None:
         found = IMPOSSIBLE
+        _room(_GATHERS)
         try:
             s_table, i_table = src.table(src_shape), idx.table(idx_shape)
         except (LayoutError, ValueError, TypeError, AttributeError, IndexError):
@@ -697,6 +707,7 @@ def _shared_side(layout: Any, encoding: Any, shape: tuple[int, ...], dtype: str,
         else:
             cost = shared_cost(layout, offsets, shape, dtype)
             found = float(cost["instructions"] + cost["wavefronts"])
+        _room(_SIDES)
         _SIDES[key] = found
     return found
 

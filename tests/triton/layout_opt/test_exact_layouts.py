@@ -270,3 +270,16 @@ def test_ilp_without_highspy_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_highspy)
     with pytest.raises(LayoutError, match=r"pip install 'layoutkit\[solver\]'"):
         solve_ilp(_random_problem(np.random.default_rng(1)))
+
+
+def test_price_caches_stay_bounded(monkeypatch):
+    """A full price cache starts over, and a conversion's shared route is forgotten with its cost."""
+    from layoutkit.triton import exact_layouts as ex
+
+    monkeypatch.setattr(ex, "CACHE_LIMIT", 3)
+    costs, routes = {1: 1.0, 2: 2.0, 3: 3.0}, {"r": True}
+    ex._room(costs, routes)
+    assert costs == {} and routes == {}
+    costs = {1: 1.0, 2: 2.0}
+    ex._room(costs, routes := {"r": True})
+    assert costs == {1: 1.0, 2: 2.0} and routes == {"r": True}
