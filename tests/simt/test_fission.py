@@ -313,3 +313,49 @@ def test_plans_only_loops_with_a_recurrence():
         assert isinstance(loop, scf.ForOp)
     names = iv_names(module, lambda loop: fission.plan(loop) is not None)
     assert names == ["kk"]
+
+
+MMA_CHAIN = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c4 = arith.constant 4 : index
+      %zero = arith.constant dense<0.0> : vector<2x2xf32>
+      %acc = memref.alloca() : memref<2x2x2xf32>
+      %t = gpu.thread_id x
+      vector.store %zero, %acc[%c0, %c0, %c0] : memref<2x2x2xf32>, vector<2x2xf32>
+      vector.store %zero, %acc[%c1, %c0, %c0] : memref<2x2x2xf32>, vector<2x2xf32>
+      scf.for %j = %c0 to %c4 step %c1 {
+        %jm = arith.remui %j, %c2 : index
+        %j1 = arith.addi %j, %c1 : index
+        %jn = arith.remui %j1, %c2 : index
+        %fa = vector.load %x[%j, %t, %c0, %c0] : memref<4x32x4x2xf16>, vector<4x2xf16>
+        %fb = vector.load %y[%j, %t, %c0, %c0] : memref<4x32x2x2xf16>, vector<2x2xf16>
+        %cf = vector.load %acc[LOAD, %c0, %c0] : memref<2x2x2xf32>, vector<2x2xf32>
+        %d = nvgpu.mma.sync (%fa, %fb, %cf) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+        vector.store %d, %acc[STORE, %c0, %c0] : memref<2x2x2xf32>, vector<2x2xf32>
+      }
+      scf.for %k = %c0 to %c2 step %c1 {
+        %v = vector.load %acc[%k, %c0, %c0] : memref<2x2x2xf32>, vector<2x2xf32>
+        vector.store %v, %o[%k, %t, %c0, %c0] : memref<2x32x2x2xf32>, vector<2x2xf32>
+      }"""
+
+
+@pytest.mark.parametrize("load, store, accumulates", [
+    ("%c0", "%c0", True), ("%jm", "%jm", False), ("%c0", "%c1", False), ("%jn", "%jm", False)])
+def test_mma_chains_split_and_accumulated(fissioned, load, store, accumulates):
+    """One warp's mma chain through private acc: at one address (the accumulation: one
+    load, the products summed in order, one store), at an address that depends on the
+    iteration, or reading another address than it stores: each equal to the run in order."""
+    module = kernel_module("%x: memref<4x32x4x2xf16>, %y: memref<4x32x2x2xf16>, %o: memref<2x32x2x2xf32>",
+                           MMA_CHAIN.replace("LOAD", load).replace("STORE", store))
+    planned = fission.plan(loops_of(module)[0])
+    assert planned is not None and len(planned.split) == 1 and planned.accumulates == accumulates
+    rng = np.random.default_rng(8)
+    args = {"x": rng.standard_normal((4, 32, 4, 2)).astype(np.float16),
+            "y": rng.standard_normal((4, 32, 2, 2)).astype(np.float16),
+            "o": np.zeros((2, 32, 2, 2), np.float32)}
+    runs = both(module, "k", 1, 32, args)
+    assert_same(runs)
+    assert {name for name, _ in fissioned} == {"j"}
+    assert np.abs(runs[1][0]["o"]).sum() > 0

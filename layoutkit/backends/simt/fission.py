@@ -58,6 +58,7 @@ class Fission:
     split: frozenset[Operation]  # mma ops whose product runs outside R
     inputs: tuple[SSAValue, ...]  # values R reads from outside R (and split mmas' products)
     path: tuple[scf.ForOp, ...]  # the loops from the fissioned one's body down to the block
+    accumulates: bool  # R is `c = load X[I]; d = mma(a, b, c); store d, X[I]` (see _accumulation)
 
 
 def _nested_plans_ok(loop: scf.ForOp, block: Block, refs: set) -> bool:
@@ -127,7 +128,7 @@ def plan(loop: scf.ForOp) -> Fission | None:
     for op in recurrent:
         if op in split:
             inputs.setdefault(op.results[0])
-        for operand in op.operands:
+        for operand in (op.matrix_c,) if op in split else op.operands:
             if operand.owner not in ops and operand not in refs:
                 inputs.setdefault(operand)
     body = loop.body.blocks[0]
@@ -138,7 +139,31 @@ def plan(loop: scf.ForOp) -> Fission | None:
     while op is not loop:
         path.insert(0, op)
         op = op.parent_op()
-    return Fission(whole, block, recurrent, refs, split, tuple(inputs), tuple(path))
+    return Fission(whole, block, recurrent, refs, split, tuple(inputs), tuple(path),
+                   _accumulation(recurrent, split, path, loop))
+
+
+def _accumulation(recurrent: tuple[Operation, ...], split: frozenset, path, loop) -> bool:
+    """Whether R is one f32 accumulation at an address every iteration of ``loop`` shares:
+    ``%c = load %x[I]; %d = mma(%a, %b, %c); store %d, %x[I]`` (the mma split, the same
+    index values I, each defined outside ``loop`` or a nested loop's induction variable,
+    the loaded and stored vectors of the mma's f32 result type). Iteration j then adds its
+    product to what iteration j - 1 stored: J sums of the products in order, between one
+    load and one store."""
+    if len(recurrent) != 3:
+        return False
+    load, mma, store = recurrent
+    if (not isinstance(load, batching._ACCESSES) or isinstance(load, batching._STORES)
+            or not isinstance(store, batching._STORES) or mma not in split):
+        return False
+    ivs = {op.body.blocks[0].args[0] for op in path}
+    return (mma.matrix_c is load.results[0] and sum(1 for _ in load.results[0].uses) == 1
+            and store.operands[0] is mma.results[0]
+            and batching.accessed(load) is batching.accessed(store)
+            and tuple(load.indices) == tuple(store.indices)
+            and all(index in ivs or not batching._inside(loop, index) for index in load.indices)
+            and load.results[0].type == mma.results[0].type
+            and element_dtype(mma.results[0].type) == np.float32)
 
 
 def group(m, fission: Fission, threads: int, iterations: int) -> int:
@@ -227,6 +252,9 @@ def _recurrence_handler(fission: Fission, base, times: int, handlers: dict):
             m.chunk = sliced_chunk
             m._bases, m.thread_ids = caches
             m.weight = weight
+            if fission.accumulates:
+                _accumulate(m, fission, handlers, inputs, slice_, mask, count, repeats, times, width)
+                return
             for j in range(times):
                 part = slice_(mask, j)
                 active = int(part.sum())
@@ -245,3 +273,31 @@ def _recurrence_handler(fission: Fission, base, times: int, handlers: dict):
             m.chunk, m._bases, m.thread_ids, m.weight, m.full = saved
             env.update(inputs)
     return recurrence
+
+
+def _accumulate(m, fission: Fission, handlers: dict, inputs: dict, slice_, mask, count: int,
+                repeats: int, times: int, width: int) -> None:
+    """R of an accumulation (:func:`_accumulation`): the load over iteration 0's slots, the
+    products of iterations 0, 1, ... added in turn (``product + c``, as the mma adds), the
+    store of the last sum. Every iteration's mask is the loop's mask (no branch inside), so
+    each op counts ``times`` iterations of iteration 0's active slots; what the loads and
+    stores of iterations 1 .. J-1 would move is never read."""
+    load, mma, store = fission.recurrent
+    stats = m.stats
+    env = m.env
+    part = slice_(mask, 0)
+    m.full = count == m.chunk.threads * times
+    for v, value in inputs.items():
+        env[v] = slice_(value, 0)
+    stats.ops += 2 * m.weight * times
+    stats.thread_instructions += 2 * count
+    handlers[load](m, load, part)
+    acc = env[load.results[0]]
+    products = inputs[mma.results[0]]
+    vector_shape = products.shape[1:]
+    rows = products.reshape(repeats, times, width, *vector_shape)
+    acc = full(acc, repeats * width).reshape(repeats, width, *vector_shape)
+    for j in range(times):
+        acc = np.add(rows[:, j], acc)
+    env[mma.results[0]] = acc.reshape(repeats * width, *vector_shape)
+    handlers[store](m, store, part)
