@@ -35,10 +35,12 @@ def iv_names(module, keep) -> list:
     return [loop.body.blocks[0].args[0].name_hint for loop in loops_of(module) if keep(loop)]
 
 
-@pytest.mark.parametrize("shape, grid, times", [((128, 128, 64), (1, 1), 4), ((256, 128, 128), (1, 2), 2)])
+@pytest.mark.parametrize("shape, grid, times", [
+    ((128, 128, 64), (1, 1), 4), ((256, 128, 128), (1, 2), 4), ((256, 512, 64), (4, 2), 2)])
 def test_matmul_mma_kk_loop_is_fissioned_exactly(fissioned, shape, grid, times):
     """The kk loop's fragment loads and mma products run batched over its iterations, the
-    accumulator's load, + C and store one iteration after another."""
+    accumulator's load, + C and store one iteration after another; with 8 blocks (1024
+    threads) two iterations at a time, so that the nest fits MAX_NEST_SLOTS."""
     module = example("matmul_mma")
     assert iv_names(module, lambda loop: fission.plan(loop) is not None) == ["kk"]
     m, n, k = shape

@@ -168,20 +168,17 @@ def _accumulation(recurrent: tuple[Operation, ...], split: frozenset, path, loop
 
 def group(m, fission: Fission, threads: int, iterations: int) -> int:
     """Iterations of a fissioned run of ``threads`` slots: as many as keep every loop down to
-    the recurrence's block batched whole within batching's limits (a nested loop left to
+    the recurrence's block batched whole within ``MAX_NEST_SLOTS`` (a nested loop left to
     run one iteration at a time would repeat R's per-iteration work), at most
     ``iterations``; 0 when a nested loop's bounds are not uniform."""
-    inner = 1  # slots per slot of the fissioned loop's run, entering the innermost loop
-    last = 1
+    nest = 1  # slots per slot of the fissioned loop's run, in the recurrence's block
     env = m.env
     for op in fission.path:
         lb, ub, step = env.get(op.lb), env.get(op.ub), env.get(op.step)
         if any(not isinstance(v, np.ndarray) or v.shape != (1,) for v in (lb, ub, step)) or step[0] <= 0:
             return 0
-        inner *= last
-        last = len(range(int(lb[0]), int(ub[0]), int(step[0])))
-    return min(iterations, batching.MAX_LOOP_SLOTS // (threads * inner),
-               batching.MAX_BATCH_SLOTS // (threads * inner * max(last, 1)))
+        nest *= max(len(range(int(lb[0]), int(ub[0]), int(step[0]))), 1)
+    return min(iterations, batching.MAX_NEST_SLOTS // (threads * nest))
 
 
 def of(m, loop: scf.ForOp) -> Fission | None:
