@@ -31,7 +31,9 @@ vector.store %d, %acc[%mi, %ni, 0, 0] }`` over 128 threads runs each op once ove
 slots. A run that fails reports the same thread, though with several faults in different
 iterations it may name a later iteration's fault first. Kernels with named barriers
 (:mod:`~layoutkit.backends.simt.fibers`) are not batched. ``batch_loops=False`` runs every
-loop one iteration at a time.
+loop one iteration at a time. A loop whose iterations see each other only through a
+recurrence in private memory is fissioned (:mod:`~layoutkit.backends.simt.fission`): the
+rest of its body batched, the recurrence one iteration after another.
 """
 
 from __future__ import annotations
