@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import scf
 
-from layoutkit.backends.simt import fission
+from layoutkit.backends.simt import batching, fission
 
 from .kernels import kernel_module
 from .test_batching import assert_same, both, example, loops_of, matmul_args
@@ -362,3 +362,42 @@ def test_mma_chains_split_and_accumulated(fissioned, load, store, accumulates):
     assert_same(runs)
     assert {name for name, _ in fissioned} == {"j"}
     assert np.abs(runs[1][0]["o"]).sum() > 0
+
+
+def test_fission_inside_a_batched_loop(fissioned):
+    """The o loop batches (acc[o] is its own); the j loop inside it, a recurrence on
+    acc[o], is fissioned over the o loop's 4 x 32 slots."""
+    body = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %c8 = arith.constant 8 : index
+      %zero = arith.constant 0.0 : f32
+      %acc = memref.alloca() : memref<4xf32>
+      %t = gpu.thread_id x
+      scf.for %o = %c0 to %c4 step %c1 {
+        memref.store %zero, %acc[%o] : memref<4xf32>
+        %o1 = arith.addi %o, %c1 : index
+        %oi = arith.index_cast %o1 : index to i32
+        %of = arith.sitofp %oi : i32 to f32
+        scf.for %j = %c0 to %c8 step %c1 {
+          %v = memref.load %x[%j, %t] : memref<8x32xf32>
+          %w = arith.mulf %v, %of : f32
+          %a = memref.load %acc[%o] : memref<4xf32>
+          %s = arith.addf %a, %w : f32
+          memref.store %s, %acc[%o] : memref<4xf32>
+        }
+        %r = memref.load %acc[%o] : memref<4xf32>
+        memref.store %r, %out[%o, %t] : memref<4x32xf32>
+      }"""
+    module = kernel_module("%x: memref<8x32xf32>, %out: memref<4x32xf32>", body)
+    outer, inner = loops_of(module)
+    assert batching.plan(outer) is not None and fission.plan(inner) is not None
+    x = np.random.default_rng(9).standard_normal((8, 32)).astype(np.float32)
+    runs = both(module, "k", 1, 32, {"x": x, "out": np.zeros((4, 32), np.float32)})
+    assert_same(runs)
+    assert fissioned == [("j", 8)]
+    want = np.zeros((4, 32), np.float32)
+    for j in range(8):
+        want = want + x[j] * np.arange(1, 5, dtype=np.float32)[:, None]
+    assert np.array_equal(runs[1][0]["out"], want)
