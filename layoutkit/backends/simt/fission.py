@@ -290,17 +290,18 @@ def _accumulate(m, fission: Fission, handlers: dict, inputs: dict, slice_, mask,
     env = m.env
     part = slice_(mask, 0)
     m.full = count == m.chunk.threads * times
+    products = inputs[mma.results[0]]
     for v, value in inputs.items():
-        env[v] = slice_(value, 0)
+        if value is not products:
+            env[v] = slice_(value, 0)
     stats.ops += 2 * m.weight * times
     stats.thread_instructions += 2 * count
     handlers[load](m, load, part)
-    acc = env[load.results[0]]
-    products = inputs[mma.results[0]]
     vector_shape = products.shape[1:]
     rows = products.reshape(repeats, times, width, *vector_shape)
-    acc = full(acc, repeats * width).reshape(repeats, width, *vector_shape)
-    for j in range(times):
-        acc = np.add(rows[:, j], acc)
+    acc = full(env[load.results[0]], repeats * width).reshape(repeats, width, *vector_shape)
+    acc = np.add(rows[:, 0], acc)  # (a new array: the load's value may be a view of memory)
+    for j in range(1, times):
+        np.add(rows[:, j], acc, out=acc)
     env[mma.results[0]] = acc.reshape(repeats * width, *vector_shape)
     handlers[store](m, store, part)
