@@ -208,16 +208,11 @@ def steps(m, fission: Fission, times: int, planned: list) -> list:
 
 def _product_handler(handler):
     def product(m, op, mask) -> None:
-        """The mma with C = -0.0 (x + -0.0 is x, bit for bit): its product alone. C is
-        one whole array per slot count, kept for the run (numpy adds a broadcast
-        vector<2x2> 9x slower than an array of the same shape)."""
+        """The mma with C = -0.0 (x + -0.0 is x, bit for bit): its product alone. C is one
+        vector for all slots, which the mma adds as such (:func:`~layoutkit.backends.simt.mma.mma`)."""
         c = op.matrix_c
         saved = m.env.get(c)
-        key = ("negative zeros", c.type, m.chunk.threads)
-        zeros = m.cache.get(key)
-        if zeros is None:
-            zeros = m.cache[key] = np.full((m.chunk.threads, *c.type.get_shape()), -0.0, element_dtype(c.type))
-        m.env[c] = zeros
+        m.env[c] = np.full((1, *c.type.get_shape()), -0.0, element_dtype(c.type))
         try:
             handler(m, op, mask)
         finally:
