@@ -86,10 +86,12 @@ SQUARES = """
 
 @pytest.mark.parametrize("threads", [64, 48])
 def test_private_accumulator_in_a_nested_loop(fissioned, threads):
-    """acc[i] += x[j, i, t]^2: the j loop's recurrence is in the i loop's body; with 48
-    threads the second warp is partial."""
+    """acc[i] += x[j, i, t]^2: the j loop's recurrence is in the i loop's body, an
+    accumulation (one load, 8 adds, one store) with 64 threads; with 48 the second warp is
+    partial and each iteration loads and stores."""
     x = np.random.default_rng(1).standard_normal((8, 4, 64)).astype(np.float32)
     module = kernel_module("%x: memref<8x4x64xf32>, %o: memref<4x64xf32>", SQUARES)
+    assert fission.plan(loops_of(module)[1]).accumulates
     runs = both(module, "k", 1, threads, {"x": x, "o": np.zeros((4, 64), np.float32)})
     assert_same(runs)
     assert fissioned and {name for name, _ in fissioned} == {"j"}
