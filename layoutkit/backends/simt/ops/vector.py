@@ -149,9 +149,10 @@ def insert(m, op, mask) -> None:
     if static is None:
         position = None if op.dynamic_position else (
             slice(None), *(int(p) for p in op.static_position.get_values()))
-        static = m.static[("insert", op)] = (op.source, op.dest, op.result, position,
-                                             position is not None and _reuses_dest(op))
-    source, destination, result, index, reuse = static
+        reuse = position is not None and _reuses_dest(op)
+        fills = position is not None and not reuse and _chain_fills_dest(op)
+        static = m.static[("insert", op)] = (op.source, op.dest, op.result, position, reuse, fills)
+    source, destination, result, index, reuse, fills = static
     env = m.env
     src = env[source]
     dest = env[destination]
@@ -159,6 +160,8 @@ def insert(m, op, mask) -> None:
         threads = max(src.shape[0], dest.shape[0])
         if reuse and dest.shape[0] == threads:
             out = dest  # (the previous insert's array, read by nothing else: see _reuses_dest)
+        elif fills:  # every element is written by this chain: dest's values are never read
+            out = np.empty((threads, *dest.shape[1:]), dest.dtype)
         else:
             out = dest.copy() if dest.shape[0] == threads else dest.repeat(threads, 0)
         _assign(out, index, src)
@@ -180,6 +183,22 @@ def _reuses_dest(op: vector.InsertOp) -> bool:
     owner = op.dest.owner
     return (isinstance(owner, vector.InsertOp) and not owner.dynamic_position
             and owner.next_op is op and op.dest.has_one_use())
+
+
+def _chain_fills_dest(op: vector.InsertOp) -> bool:
+    """Whether the chain of static inserts starting at ``op`` (each next one inserting into
+    its predecessor's result, its only use: see :func:`_reuses_dest`) writes every element
+    of ``op``'s dest: then the chain's first array need not start as a copy of dest.
+    Example: ``insert %a0, %zero [0]`` .. ``insert %a3, %fa2 [3]`` into vector<4x2xf16>."""
+    shape = vector_shape(op.dest.type)
+    written = np.zeros(shape, bool)
+    while True:
+        written[tuple(int(p) for p in op.static_position.get_values())] = True
+        following = op.next_op
+        if not (isinstance(following, vector.InsertOp) and not following.dynamic_position
+                and following.dest is op.result and _reuses_dest(following)):
+            return bool(written.all())
+        op = following
 
 
 _WORDS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
