@@ -58,7 +58,9 @@ def test_batched_mma_equals_one_matmul_per_warp_bit_for_bit(k, base, times):
     # warp j * base + w's B in matrix w's columns 8j .. 8j + 7
     side_by_side = b.astype(np.float32).reshape(times, base, k, 8).transpose(1, 2, 0, 3).reshape(base, k, 8 * times)
     assert np.array_equal(mma.to_matrices(fb, shape, "b", times), side_by_side)
-    d = mma.mma(np.tile(fa, (times, 1, 1)), fb, fc, shape, a_matrices=mma.to_matrices(fa, shape, "a"))
+    wide = np.tile(fa, (times, 1, 1))  # warp j * base + w holds a[w]
+    assert np.array_equal(mma.to_matrices(wide, shape, "a", times), np.tile(a.astype(np.float32), (1, 1, times)))
+    d = mma.mma(wide, fb, fc, shape, a_matrices=mma.to_matrices(fa, shape, "a"))
     assert d.dtype == np.float32
     for warp in range(base * times):
         want = np.matmul(a[warp % base].astype(np.float32), b[warp].astype(np.float32)) + c[warp]

@@ -20,6 +20,7 @@ those layouts (``layoutkit.layouts.triton.mma``); the tests check them against P
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 
 import numpy as np
@@ -109,20 +110,27 @@ def _matrix_index(shape: tuple[int, int, int], operand: str, base: int, times: i
 
 
 @cache
-def _pair_index(shape: tuple[int, int, int], operand: str, base: int, times: int) -> tuple[np.ndarray, int] | None:
+def _pair_index(shape: tuple[int, int, int], operand: str, base: int, times: int) -> tuple[np.ndarray, bool] | None:
     """Like :func:`_matrix_index` in units of a slot's two elements (e 0, 1), when they are
-    always two adjacent columns (axis 1) or rows (axis 0) of the matrix: the pair's position
-    for each even column (row). None otherwise. m16n8k16: A pairs columns (2 * pair + e),
-    B pairs rows (k = 2 * pair + e + 8 * r)."""
+    always two adjacent rows or columns of the matrix, in the order of the matrices
+    (base, rows / 2, times * cols) or, for columns, of their transposes (base, times * cols / 2,
+    rows): the pairs are two consecutive rows, which a conversion writes in contiguous runs.
+    Also whether transposed; None when the elements do not pair. m16n8k16: B pairs rows
+    (k = 2 * pair + e + 8 * r), A pairs columns (2 * pair + e).
+    """
+    if sys.byteorder != "little":
+        return None
     slot_of_element, element_of_slot = _positions(shape, operand)
     rows, cols = matrix_shape(shape, operand)
     first, second = element_of_slot[0::2], element_of_slot[1::2]
-    for axis, step, (r, c) in ((1, 1, (rows, cols // 2)), (0, cols, (rows // 2, cols))):
-        even = first % (2 * step) < step if step > 1 else first % 2 == 0
-        if np.array_equal(second, first + step) and even.all():
-            starts = slot_of_element.reshape(rows, cols)[:: 2 - axis, :: 1 + axis]
-            pairs = starts.reshape(1, r, 1, c) // 2
-            return (_warp_index(base, times) * (slot_of_element.size // 2) + pairs).reshape(-1), axis
+    slots = slot_of_element.reshape(rows, cols)
+    warps = _warp_index(base, times) * (slot_of_element.size // 2)  # (base, 1, times, 1)
+    if np.array_equal(second, first + cols) and ((first // cols) % 2 == 0).all():
+        pairs = slots[::2].reshape(1, rows // 2, 1, cols) // 2
+        return (warps + pairs).reshape(-1), False
+    if np.array_equal(second, first + 1) and (first % 2 == 0).all():
+        pairs = slots[:, ::2].T.reshape(1, 1, cols // 2, rows) // 2  # (.., times, col pair, row)
+        return (warps.reshape(base, times, 1, 1) + pairs).reshape(-1), True
     return None
 
 
@@ -175,13 +183,15 @@ def to_f32(values: np.ndarray) -> np.ndarray:
 
 def to_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str, times: int = 1) -> np.ndarray:
     """Fragments ``values`` (warps*32, regs, 2) -> per-warp f32 matrices (warps, rows, cols),
-    C-contiguous (numpy's matmul runs several times slower on a non-contiguous stack): one
-    gather with the warps' positions (kept per shape and warp count), then one conversion.
+    C-contiguous or the transpose of a C-contiguous stack (numpy's matmul hands either to
+    BLAS): one gather with the warps' positions (kept per shape and warp count), then one
+    conversion.
     With ``times`` > 1: (warps / times, rows, times * cols), warp ``j * warps / times + w``
     in matrix ``w``'s columns ``j * cols ...`` (see :func:`_matrix_index`).
 
     float16 fragments are gathered a slot's two elements at once (one 4-byte word), which
-    the conversion splits: the first element shifted into the high half, the second there.
+    the conversion splits into two rows: the first element shifted into the high half, the
+    second there (see :func:`_pair_index`).
     """
     base = values.shape[0] // 32 // times
     rows, cols = matrix_shape(shape, operand)
@@ -189,19 +199,14 @@ def to_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str, t
     if pairs is None:
         flat = np.take(values.reshape(-1), _matrix_index(shape, operand, base, times))
         return to_f32(flat).reshape(base, rows, times * cols)
-    index, axis = pairs
-    words = np.take(values.reshape(-1).view(np.uint32), index)
-    if axis == 1:  # (base, rows, times * cols / 2) words -> (..., 2) elements
-        bits = np.empty((base, rows, times * cols // 2, 2), np.uint32)
-        words = words.reshape(bits.shape[:-1])
-        low, high = bits[..., 0], bits[..., 1]
-    else:  # (base, rows / 2, times * cols) words -> (base, rows / 2, 2, ...) elements
-        bits = np.empty((base, rows // 2, 2, times * cols), np.uint32)
-        words = words.reshape(base, rows // 2, times * cols)
-        low, high = bits[:, :, 0], bits[:, :, 1]
-    np.left_shift(words, 16, out=low)  # little-endian: element 0 is the low half
-    np.copyto(high, words)
-    return _f16_bits_to_f32(bits).reshape(base, rows, times * cols)
+    index, transposed = pairs
+    height, width = (times * cols, rows) if transposed else (rows, times * cols)
+    words = np.take(values.reshape(-1).view(np.uint32), index).reshape(base, height // 2, width)
+    bits = np.empty((base, height // 2, 2, width), np.uint32)
+    np.left_shift(words, 16, out=bits[:, :, 0])  # little-endian: element 0 is the low half
+    np.copyto(bits[:, :, 1], words)
+    matrices = _f16_bits_to_f32(bits).reshape(base, height, width)
+    return matrices.transpose(0, 2, 1) if transposed else matrices
 
 
 def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int],
