@@ -189,9 +189,9 @@ def to_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str, t
     With ``times`` > 1: (warps / times, rows, times * cols), warp ``j * warps / times + w``
     in matrix ``w``'s columns ``j * cols ...`` (see :func:`_matrix_index`).
 
-    float16 fragments are gathered a slot's two elements at once (one 4-byte word), which
-    the conversion splits into two rows: the first element shifted into the high half, the
-    second there (see :func:`_pair_index`).
+    float16 fragments are gathered a slot's two elements at once (one 4-byte word), copied
+    into two rows with each element in the high half of a 4-byte word (its low half
+    ignored), then converted (:func:`_f16_bits_to_f32`; pairs: :func:`_pair_index`).
     """
     base = values.shape[0] // 32 // times
     rows, cols = matrix_shape(shape, operand)
@@ -203,8 +203,11 @@ def to_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str, t
     height, width = (times * cols, rows) if transposed else (rows, times * cols)
     words = np.take(values.reshape(-1).view(np.uint32), index).reshape(base, height // 2, width)
     bits = np.empty((base, height // 2, 2, width), np.uint32)
-    np.left_shift(words, 16, out=bits[:, :, 0])  # little-endian: element 0 is the low half
-    np.copyto(bits[:, :, 1], words)
+    # little-endian: element 0 is a word's low half, element 1 its high half; the second
+    # row is the words, the first the words one half later (its low halves are ignored)
+    halves, words = bits.view(np.uint16), words.view(np.uint16)
+    np.copyto(halves[:, :, 1], words)
+    np.copyto(halves[:, :, 0, 1:], words[..., :-1])
     matrices = _f16_bits_to_f32(bits).reshape(base, height, width)
     return matrices.transpose(0, 2, 1) if transposed else matrices
 
