@@ -21,13 +21,14 @@ those layouts (``layoutkit.layouts.triton.mma``); the tests check them against P
 from __future__ import annotations
 
 import sys
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
 from layoutkit.errors import LayoutError
 
 OPERANDS = ("a", "b", "c")
+_INDEX_CACHE = 32  # gather positions kept per (shape, operand, warps): up to 512 KiB each
 
 
 def _triton_layout(operand: str, k: int):
@@ -79,21 +80,12 @@ def _positions(shape: tuple[int, int, int], operand: str) -> tuple[np.ndarray, n
     return np.argsort(element_of_slot), element_of_slot
 
 
-def gather_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str) -> np.ndarray:
-    """Fragments ``values`` (warps*32, regs, 2) -> per-warp f32 matrices (warps, rows, cols)
-    by gathering each matrix element from its slot (any layout; see :func:`to_matrices`)."""
-    slot_of_element, _ = _positions(shape, operand)
-    warps = values.shape[0] // 32
-    flat = values.reshape(warps, -1)[:, slot_of_element]
-    return flat.astype(np.float32).reshape(warps, *matrix_shape(shape, operand))
-
-
 def _warp_index(base: int, times: int) -> np.ndarray:
     """(base, 1, times, 1): the warp whose matrix sits in matrix ``w``'s columns ``j``."""
     return (np.arange(times)[None, None, :, None] * base + np.arange(base)[:, None, None, None])
 
 
-@cache
+@lru_cache(maxsize=_INDEX_CACHE)
 def _matrix_index(shape: tuple[int, int, int], operand: str, base: int, times: int) -> np.ndarray:
     """Flat positions in ``times * base`` warps' fragments (warps*32, regs, 2) of the
     elements of ``base`` matrices (base, rows, times * cols): matrix ``w``'s columns
@@ -109,7 +101,7 @@ def _matrix_index(shape: tuple[int, int, int], operand: str, base: int, times: i
     return (_warp_index(base, times) * slot_of_element.size + slots).reshape(-1)
 
 
-@cache
+@lru_cache(maxsize=_INDEX_CACHE)
 def _pair_index(shape: tuple[int, int, int], operand: str, base: int, times: int) -> tuple[np.ndarray, bool] | None:
     """Like :func:`_matrix_index` in units of a slot's two elements (e 0, 1), when they are
     always two adjacent rows or columns of the matrix, in the order of the matrices
@@ -134,7 +126,7 @@ def _pair_index(shape: tuple[int, int, int], operand: str, base: int, times: int
     return None
 
 
-@cache
+@lru_cache(maxsize=_INDEX_CACHE)
 def _d_index(shape: tuple[int, int, int], base: int, times: int) -> tuple[np.ndarray, bool]:
     """Positions in the products (base, 16, times * 8) of each D slot of ``times * base``
     warps' fragments, and whether they count pairs of f32 (a slot's two elements are
