@@ -124,3 +124,22 @@ def test_static_insert_chains(chain, rows):
     for row, source in rows.items():
         want[:, row] = values[source]
     np.testing.assert_array_equal(out, want)
+
+
+def test_static_insert_at_the_poison_position_runs():
+    # position -1 is poison (MLIR: the result is poison, any value): it must not stop the
+    # run; an insert at a real position next to it still writes its row
+    body = """\
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %dest = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : vector<2x2xf32>
+      %a = vector.load %x[%t, %c0] : memref<64x4xf32>, vector<2xf32>
+      %p = vector.insert %a, %dest [-1] : vector<2xf32> into vector<2x2xf32>
+      %f = vector.insert %a, %dest [0] : vector<2xf32> into vector<2x2xf32>
+      vector.store %f, %o[%t, %c0, %c0] : memref<64x2x2xf32>, vector<2x2xf32>"""
+    module = kernel_module("%x: memref<64x4xf32>, %o: memref<64x2x2xf32>", body)
+    x = np.arange(THREADS * 4, dtype=np.float32).reshape(THREADS, 4)
+    out = np.zeros((THREADS, 2, 2), np.float32)
+    layoutkit.simulate(module, "k", 1, THREADS, {"x": x, "o": out})
+    np.testing.assert_array_equal(out[:, 0], x[:, :2])
+    np.testing.assert_array_equal(out[:, 1], np.broadcast_to(np.float32([3, 4]), (THREADS, 2)))

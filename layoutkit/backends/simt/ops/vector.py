@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, VectorType
@@ -209,13 +211,28 @@ def _assign(out: np.ndarray, index: tuple, src: np.ndarray) -> None:
     C-contiguous ``out`` (threads, *shape). A sub-vector of 2, 4 or 8 bytes is copied as one
     word per thread (numpy copies a short strided block per thread several times slower).
     Example: vector<2xf16> into row 1 of vector<4x2xf16>: word 1 of 4 uint32 per thread."""
-    size = out[(0, *index[1:])].size if out.shape[0] else 0
-    word = _WORDS.get(size * out.itemsize)
+    word = _word_of(out.shape[1:], out.itemsize, index[1:]) if out.shape[0] else None
     if word is None or src.dtype != out.dtype or not (out.flags.c_contiguous and src.flags.c_contiguous):
         out[index] = src
         return
-    position = int(np.ravel_multi_index(index[1:] + (0,) * (out.ndim - len(index)), out.shape[1:])) // size
-    out.reshape(out.shape[0], -1).view(word)[:, position] = src.reshape(src.shape[0], size).view(word)[:, 0]
+    kind, size, position = word
+    out.reshape(out.shape[0], -1).view(kind)[:, position] = src.reshape(src.shape[0], size).view(kind)[:, 0]
+
+
+@lru_cache(maxsize=256)
+def _word_of(shape: tuple[int, ...], itemsize: int, position: tuple[int, ...]) -> tuple | None:
+    """(word dtype, elements per word, word index) of the sub-vector at ``position`` of a
+    vector ``shape`` when it is one word of 2, 4 or 8 bytes, else None (also for a poison
+    position -1). Kept per shape and position: an insert runs with the same ones each time."""
+    if any(p < 0 for p in position):
+        return None
+    size = 1
+    for n in shape[len(position):]:
+        size *= n
+    kind = _WORDS.get(size * itemsize)
+    if kind is None:
+        return None
+    return kind, size, int(np.ravel_multi_index(position + (0,) * (len(shape) - len(position)), shape)) // size
 
 
 def _combine(kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
