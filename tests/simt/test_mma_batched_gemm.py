@@ -84,3 +84,24 @@ def test_mma_without_a_matrices_and_bf16_take_the_general_path():
         for lane in range(32):
             for i in range(4):
                 assert d[warp * 32 + lane, i // 2, i % 2] == want[ptx_c(lane, i)]
+
+
+@pytest.mark.parametrize("c_block", [[[-0.0, -0.0], [-0.0, -0.0]], [[0.25, 0.25], [0.25, 0.25]],
+                                     [[1.5, -2.0], [3.0, 0.125]]])
+def test_one_c_for_every_slot(c_block):
+    """C given once (1, 2, 2), as a constant accumulator is: each slot adds that block, bit
+    for bit as a C of that value in every slot (checked against one matmul per warp)."""
+    rng = np.random.default_rng(4)
+    warps = 4
+    a = spread(rng, (warps, 16, 16))
+    b = spread(rng, (warps, 16, 8))
+    block = np.float32(c_block)
+    c = np.zeros((warps, 16, 8), np.float32)
+    fa, fb, _ = fragments(a, b, c, 16)
+    d = mma.mma(fa, fb, block[None], (16, 8, 16))
+    for warp in range(warps):
+        product = np.matmul(a[warp].astype(np.float32), b[warp].astype(np.float32))
+        for lane in range(32):
+            for i in range(4):
+                want = product[ptx_c(lane, i)] + block[i // 2, i % 2]
+                assert d[warp * 32 + lane, i // 2, i % 2].view(np.uint32) == want.view(np.uint32)

@@ -206,7 +206,8 @@ def to_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str, t
 
 def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int],
         a_matrices: np.ndarray | None = None) -> np.ndarray:
-    """D = A @ B + C for every warp at once, products exact and sums in f32.
+    """D = A @ B + C for every warp at once, products exact and sums in f32; ``c`` is
+    (warps*32, 2, 2) or one C for all (1, 2, 2).
 
     ``a_matrices``, when given, is ``to_matrices(a, shape, "a")`` computed before (an A
     fragment is typically reused by several instructions), of as many warps as ``b`` or of
@@ -229,5 +230,20 @@ def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int]
     else:
         d = np.take(product.reshape(-1), index)
     d = d.reshape(warps * 32, 2, 2)
-    d += c
+    if c.shape[0] == 1 or c.strides[0] == 0:  # one C for every slot (numpy's broadcast add
+        _add_uniform(d, c[0])                 # of a (2, 2) block per slot is 8x slower)
+    else:
+        d += c
     return d
+
+
+def _add_uniform(d: np.ndarray, c: np.ndarray) -> None:
+    """``d += c`` for every slot's (2, 2) block ``c``: one scalar add when its elements are
+    the same bits (a splat constant, the usual case), else one strided add per element."""
+    words = c.reshape(-1)
+    if (words.view(np.uint32) == words.view(np.uint32)[0]).all():
+        d += words[0]
+        return
+    flat = d.reshape(d.shape[0], -1)
+    for i, value in enumerate(words):
+        flat[:, i] += value
