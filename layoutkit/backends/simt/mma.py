@@ -142,6 +142,7 @@ def _d_index(shape: tuple[int, int, int], base: int, times: int) -> tuple[np.nda
     return slot, False
 
 
+_NEGATIVE_ZERO = 0x80000000  # f32 bits of -0.0
 _F16_SCALE = np.float32(2.0 ** 112)  # f16 exponent bias 15 -> f32 bias 127
 
 
@@ -239,10 +240,13 @@ def mma(a: np.ndarray, b: np.ndarray, c: np.ndarray, shape: tuple[int, int, int]
 
 def _add_uniform(d: np.ndarray, c: np.ndarray) -> None:
     """``d += c`` for every slot's (2, 2) block ``c``: one scalar add when its elements are
-    the same bits (a splat constant, the usual case), else one strided add per element."""
+    the same bits (a splat constant, the usual case; none for -0.0, which x + -0.0 gives
+    back bit for bit: fission's split product), else one strided add per element."""
     words = c.reshape(-1)
-    if (words.view(np.uint32) == words.view(np.uint32)[0]).all():
-        d += words[0]
+    bits = words.view(np.uint32)
+    if (bits == bits[0]).all():
+        if bits[0] != _NEGATIVE_ZERO:  # (matmul's NaNs are quiet: + -0.0 keeps them too)
+            d += words[0]
         return
     flat = d.reshape(d.shape[0], -1)
     for i, value in enumerate(words):
