@@ -44,9 +44,19 @@ def spread(rng, shape):
     return (rng.standard_normal(shape) * 2.0 ** rng.integers(-12, 12, shape)).astype(np.float16)
 
 
+def c_slots(d_matrices):
+    """Per-warp D matrices (w, 16, 8) -> fragments (w*32, 2, 2) by the PTX C formula."""
+    rows, cols = np.zeros((32, 4), int), np.zeros((32, 4), int)
+    for lane in range(32):
+        for i in range(4):
+            rows[lane, i], cols[lane, i] = ptx_c(lane, i)
+    return d_matrices[:, rows, cols].reshape(-1, 2, 2)
+
+
 @pytest.mark.parametrize("k", [16, 8])
-@pytest.mark.parametrize("base,times", [(1, 1), (3, 1), (2, 4), (5, 8)])
+@pytest.mark.parametrize("base,times", [(1, 1), (3, 1), (2, 4), (5, 8), (72, 2)])
 def test_batched_mma_equals_one_matmul_per_warp_bit_for_bit(k, base, times):
+    # (72, 2): fragments above mma._SMALL_GATHER elements take the pair-word gather
     rng = np.random.default_rng(100 * k + 10 * base + times)
     a = spread(rng, (base, 16, k))
     b = spread(rng, (base * times, k, 8))
@@ -62,12 +72,16 @@ def test_batched_mma_equals_one_matmul_per_warp_bit_for_bit(k, base, times):
     assert np.array_equal(mma.to_matrices(wide, shape, "a", times), np.tile(a.astype(np.float32), (1, 1, times)))
     d = mma.mma(wide, fb, fc, shape, a_matrices=mma.to_matrices(fa, shape, "a"))
     assert d.dtype == np.float32
-    for warp in range(base * times):
-        want = np.matmul(a[warp % base].astype(np.float32), b[warp].astype(np.float32)) + c[warp]
-        for lane in range(32):
-            for i in range(4):
-                got = d[warp * 32 + lane, i // 2, i % 2]
-                assert got.view(np.uint32) == want[ptx_c(lane, i)].view(np.uint32)
+    warps = np.arange(base * times)
+    want = np.stack([np.matmul(a[w % base].astype(np.float32), b[w].astype(np.float32)) for w in warps]) + c
+    assert np.array_equal(d.view(np.uint32), c_slots(want).view(np.uint32))
+
+
+def test_pair_gathers_are_taken_above_the_small_size():
+    shape = (16, 8, 16)
+    assert mma._pair_index(shape, "a", 72, 1)[1] is True  # A pairs columns: gathered transposed
+    assert mma._pair_index(shape, "b", 72, 2)[1] is False
+    assert 72 * 32 * 8 > mma._SMALL_GATHER
 
 
 def test_mma_without_a_matrices_and_bf16_take_the_general_path():

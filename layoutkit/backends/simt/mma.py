@@ -28,6 +28,7 @@ import numpy as np
 from layoutkit.errors import LayoutError
 
 OPERANDS = ("a", "b", "c")
+_SMALL_GATHER = 1 << 13  # fragment elements: up to this, the plain gather and cast are faster
 _INDEX_CACHE = 32  # gather positions kept per (shape, operand, warps): up to 512 KiB each
 
 
@@ -182,16 +183,19 @@ def to_matrices(values: np.ndarray, shape: tuple[int, int, int], operand: str, t
     With ``times`` > 1: (warps / times, rows, times * cols), warp ``j * warps / times + w``
     in matrix ``w``'s columns ``j * cols ...`` (see :func:`_matrix_index`).
 
-    float16 fragments are gathered a slot's two elements at once (one 4-byte word), copied
-    into two rows with each element in the high half of a 4-byte word (its low half
-    ignored), then converted (:func:`_f16_bits_to_f32`; pairs: :func:`_pair_index`).
+    Above ``_SMALL_GATHER`` elements, float16 fragments are gathered a slot's two elements
+    at once (one 4-byte word), copied into two rows with each element in the high half of a
+    4-byte word (its low half ignored), then converted (:func:`_f16_bits_to_f32`; pairs:
+    :func:`_pair_index`); smaller ones (one instruction's warps) by one element gather and
+    numpy's cast, fewer numpy calls.
     """
     base = values.shape[0] // 32 // times
     rows, cols = matrix_shape(shape, operand)
-    pairs = _pair_index(shape, operand, base, times) if values.dtype == np.float16 else None
+    large = values.size > _SMALL_GATHER
+    pairs = _pair_index(shape, operand, base, times) if large and values.dtype == np.float16 else None
     if pairs is None:
         flat = np.take(values.reshape(-1), _matrix_index(shape, operand, base, times))
-        return to_f32(flat).reshape(base, rows, times * cols)
+        return (to_f32(flat) if large else flat.astype(np.float32)).reshape(base, rows, times * cols)
     index, transposed = pairs
     height, width = (times * cols, rows) if transposed else (rows, times * cols)
     words = np.take(values.reshape(-1).view(np.uint32), index).reshape(base, height // 2, width)
