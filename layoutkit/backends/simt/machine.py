@@ -576,14 +576,20 @@ class Machine:
             base = self._bases[key] = base.reshape((self.chunk.threads, *vshape))
         return base
 
-    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
+    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None,
+                        owned: bool = False) -> np.ndarray:
         """Locations in the block-major data of ``buffer`` of offsets ``flat`` (threads or 1,
         *vector), or of the rows ``ids`` (active threads) when given: the offsets themselves
-        when the chunk is one block."""
+        when the chunk is one block. ``owned``: ``flat`` (threads, ...) is the caller's own
+        array, which may be overwritten with the answer."""
         if self.chunk.blocks == 1:
             return flat
         base = self.shared_base(buffer, flat.shape[1:])
-        return (base if ids is None else base[ids]) + flat
+        if ids is not None:
+            base = base[ids]
+        if owned and flat.shape == base.shape and flat.dtype == base.dtype:
+            return np.add(flat, base, out=flat)
+        return base + flat
 
     def gather_rows(self, buffer: Buffer, starts: np.ndarray, length: int) -> np.ndarray:
         """The rows of ``length`` consecutive elements of ``buffer``'s flat data starting at
@@ -599,9 +605,12 @@ class Machine:
         shifted = starts - remainder if remainder else starts
         if length & (length - 1):
             quotient, off = np.divmod(shifted, length)
-        else:  # a power of two: shift and mask instead of integer division
-            quotient, off = shifted >> (length.bit_length() - 1), shifted & (length - 1)
-        if not off.any():
+            aligned = not off.any()
+        else:  # a power of two: one OR over the starts tells, then a shift
+            aligned = not int(np.bitwise_or.reduce(shifted, axis=None)) & (length - 1)
+            if aligned:
+                quotient = shifted >> (length.bit_length() - 1)
+        if aligned:
             key = ("rows", id(buffer), length, remainder)
             chunks = self._bases.get(key)
             if chunks is None:
