@@ -159,10 +159,7 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
                     m.repeated[id(wide)] = (wide, value, times)
                     mine.append(id(wide))
             with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
-                iv = np.asarray(values, dtype)
-                env[iv_arg] = wide_iv = np.repeat(iv, threads)
-                if iv.dtype.itemsize == 8:  # (an index: its bounds checks need its largest)
-                    m.note_largest(wide_iv, int(iv.view(np.uint64).max()))
+                env[iv_arg] = m.induction(values, threads, dtype)
                 m.run_block(body, _repeat(m, mask, times))
     finally:
         env.update(saved)

@@ -118,16 +118,62 @@ def threads_last(x: np.ndarray) -> np.ndarray:
 
 
 def rows_to_threads(x: np.ndarray) -> np.ndarray:
-    """Private data rows (groups, size, columns) as per-slot vectors (groups * columns, size),
+    """Private data rows (*groups, size, columns) as per-slot vectors (groups * columns, size),
     a new array. Small vectors are copied one element position at a time: numpy's transposing
     copy writes with a stride and is 2-3x slower."""
-    groups, size, columns = x.shape
+    *groups, size, columns = x.shape
+    slots = columns
+    for extent in groups:
+        slots *= extent
     if size > 16:
-        return x.transpose(0, 2, 1).reshape(groups * columns, size)
-    out = np.empty((groups, columns, size), x.dtype)
+        return np.swapaxes(x, -1, -2).reshape(slots, size)
+    out = np.empty((*groups, columns, size), x.dtype)
     for e in range(size):
-        out[:, :, e] = x[:, e, :]
-    return out.reshape(groups * columns, size)
+        out[..., e] = x[..., e, :]
+    return out.reshape(slots, size)
+
+
+def threads_to_rows(value: np.ndarray, rows: np.ndarray) -> None:
+    """Write per-slot vectors ``value`` (slots or 1, *vector) into private data rows ``rows``
+    (*groups, size, columns), a view: the inverse of :func:`rows_to_threads`."""
+    size, columns = rows.shape[-2:]
+    if value.shape[0] == 1:  # one vector for every slot
+        rows[...] = value.reshape(size, 1)
+        return
+    source = value.reshape(*rows.shape[:-2], columns, size)
+    for e in range(size):
+        rows[..., e, :] = source[..., e]
+
+
+_ROW_VIEW_ENTRIES = 64  # private accesses whose strided views are kept (Machine.row_view)
+_ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
+_ITERATION_ENTRIES = 256
+_INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
+_INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
+
+
+def progression(starts: list[int]) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    """``starts`` as ``first`` plus a row-major grid of at most two levels of (count, step),
+    or None. Example: [0, 32, 64, 96, 4, 36, 68, 100] -> (0, ((2, 4), (4, 32)))."""
+    n = len(starts)
+    first = starts[0]
+    if n == 1:
+        return first, ((1, 0),)
+    inner = starts[1] - first
+    run = n
+    for i in range(2, n):
+        if starts[i] != first + i * inner:
+            run = i
+            break
+    if run == n:
+        return first, ((n, inner),)
+    if n % run:
+        return None
+    outer = starts[run] - first
+    for i in range(run, n):
+        if starts[i] != first + (i // run) * outer + (i % run) * inner:
+            return None
+    return first, ((n // run, outer), (run, inner))
 
 
 def expand(cond: np.ndarray, ndim: int) -> np.ndarray:
@@ -203,6 +249,12 @@ class Machine:
         self._bases: dict[tuple, np.ndarray] = {}  # (id of a shared buffer, vector shape)
         self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
         self._noted: tuple[np.ndarray, int] | None = None  # see note_largest
+        # values equal within groups of slots (a batched loop's induction variables): see
+        # note_iterations; and the strided views of private accesses they index (row_view)
+        self._iterations: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        self._row_views: dict[tuple, tuple] = {}
+        self._inductions: dict[tuple, tuple] = {}
+        self._induction_bytes = 0
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
@@ -705,6 +757,135 @@ class Machine:
         for extent in vshape:
             size *= extent
         return first[:, None] + np.arange(size)
+
+    def induction(self, values: range, threads: int, dtype) -> np.ndarray:
+        """A batched loop's induction variable over iterations ``values`` run side by side:
+        ``np.repeat(values, threads)`` (iteration j in slots j * threads .. + threads - 1),
+        noted for :meth:`iterations` and, for an index, :meth:`_largest`. The same array
+        for the same iterations (kept, bounded), so that work keyed by values' identities
+        (:meth:`row_view`, batching's repeats) carries over to the loop's next run."""
+        key = (values.start, values.stop, values.step, threads, dtype)
+        hit = self._inductions.get(key)
+        if hit is None:
+            iv = np.asarray(values, dtype)
+            wide = np.repeat(iv, threads)
+            largest = int(iv.view(np.uint64).max()) if iv.dtype.itemsize == 8 else None
+            hit = (iv, wide, largest)
+            if wide.nbytes <= _INDUCTION_BYTES:
+                kept = self._inductions
+                if len(kept) >= _INDUCTION_ENTRIES or self._induction_bytes + wide.nbytes > _INDUCTION_BYTES:
+                    kept.clear()
+                    self._induction_bytes = 0
+                kept[key] = hit
+                self._induction_bytes += wide.nbytes
+        iv, wide, largest = hit
+        self.note_iterations(wide, iv, threads)
+        if largest is not None:  # (an index: its bounds checks need its largest)
+            self.note_largest(wide, largest)
+        return wide
+
+    def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:
+        """Record that ``wide`` (n,) is ``np.repeat(values, width)``: equal within each group
+        of ``width`` slots, as a batched loop's induction variable is within its iterations
+        (:mod:`~layoutkit.backends.simt.batching`). Kept by the array's identity (holding it,
+        so that its id is not reused) for at most a few hundred arrays; values are never
+        written in place."""
+        registry = self._iterations
+        if len(registry) >= _ITERATION_ENTRIES:
+            registry.clear()
+        registry[id(wide)] = (wide, values, width)
+
+    def iterations(self, value: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """(values, width) with ``value == np.repeat(values, width)`` as noted
+        (:meth:`note_iterations`), also for a noted value repeated for a batched loop
+        (``self.repeated``): k times over, its values tiled k times. None if not known."""
+        hit = self._iterations.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1], hit[2]
+        source = self.repeated.get(id(value))
+        if source is None or source[0] is not value:
+            return None
+        inner = self.iterations(source[1])
+        if inner is None:
+            return None
+        values = np.tile(inner[0], source[2])
+        self.note_iterations(value, values, inner[1])
+        return values, inner[1]
+
+    def row_view(self, op, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple[np.ndarray, bool] | None:
+        """A contiguous vector access of private ``buffer`` over every slot, by indices each
+        uniform or equal within groups of the data's ``columns`` slots (:meth:`iterations`),
+        as a strided view (*groups, size, columns) of its (elements, columns) data, and
+        whether the groups' rows are disjoint (a store may write through the view); or None.
+        In a batched loop slot ``g * columns + t`` is group g of thread t. The groups'
+        starts must form a grid (:func:`progression`) and lie in bounds (else the general
+        path checks and reports). Example: memref<4x8x2x2xf32> over 128 columns indexed
+        ``[%mi, %ni, 0, 0]`` with %mi = 0..3 in groups of 128 slots and %ni = 0..7 in
+        groups of 512: starts ``32 * mi + 4 * ni``, a view (8, 4, 4, 128) with row steps
+        (4, 32, 1). Kept by the indices' values (a few dozen accesses at most)."""
+        slots = self.chunk.threads
+        key = [op, id(buffer), slots]
+        for index in indices:
+            if index.shape[0] == 1:
+                key.append(int(index[0]))
+                continue
+            found = self.iterations(index) if index.shape[0] == slots else None
+            if found is None:
+                return None
+            key.append((found[0].tobytes(), found[0].dtype.str, found[1]))
+        key = tuple(key)
+        hit = self._row_views.get(key)
+        if hit is not None and hit[0] is buffer:
+            return hit[1]
+        answer = self._row_view(buffer, indices, vshape)
+        if len(self._row_views) >= _ROW_VIEW_ENTRIES:
+            self._row_views.clear()
+        self._row_views[key] = (buffer, answer)
+        return answer
+
+    def _row_view(self, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple[np.ndarray, bool] | None:
+        data = buffer.data
+        columns = data.shape[1]
+        slots = self.chunk.threads
+        groups = slots // columns
+        if slots % columns or groups > _ROW_VIEW_GROUPS or not self.contiguous(buffer, vshape):
+            return None
+        shape = buffer.shape
+        lead = len(shape) - len(vshape)
+        uniform = 0
+        starts = None  # per group of columns slots (small: Python integers)
+        for d, (index, stride) in enumerate(zip(indices, buffer.strides)):
+            limit = shape[d] - (vshape[d - lead] if d >= lead else 1)
+            if index.shape[0] == 1:
+                first = int(index[0])
+                if first < 0 or first > limit:
+                    return None
+                uniform += first * stride
+                continue
+            found = self.iterations(index) if index.shape[0] == slots else None
+            if found is None or found[1] % columns:
+                return None
+            values = found[0].tolist()
+            if min(values) < 0 or max(values) > limit:
+                return None
+            times = found[1] // columns
+            terms = [v * stride for v in values for _ in range(times)]
+            starts = terms if starts is None else [a + b for a, b in zip(starts, terms)]
+        if starts is None:
+            return None
+        grid = progression(starts)
+        if grid is None:
+            return None
+        first, levels = grid
+        size = 1
+        for extent in vshape:
+            size *= extent
+        row = data.strides[0]
+        view = np.ndarray((*(count for count, _ in levels), size, columns), data.dtype, data,
+                          (first + uniform) * row, (*(step * row for _, step in levels), row, data.strides[1]))
+        ordered = sorted(starts)
+        disjoint = all(b - a >= size for a, b in zip(ordered, ordered[1:]))
+        return view, disjoint
 
     def transfer_owner(self, buffer: Buffer, flat: np.ndarray):
         threads = self.chunk.threads

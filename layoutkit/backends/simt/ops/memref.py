@@ -15,6 +15,7 @@ from layoutkit.backends.simt.machine import (
     rows_to_threads,
     threads_first,
     threads_last,
+    threads_to_rows,
 )
 from layoutkit.backends.simt.memory import Buffer
 from layoutkit.backends.simt.observers import count_global_sectors
@@ -90,6 +91,10 @@ def load(m, op, mask) -> None:
             if rows.shape[1] != m.chunk.threads:  # thread slots repeated (loop batching)
                 rows = rows[:, m.chunk.column]
             env[result] = rows.T.copy().reshape((rows.shape[1], *vshape)) if vshape else rows[0].copy()
+            return
+        view = m.row_view(op, buffer, indices, vshape) if m.full and start is None else None
+        if view is not None:  # groups of slots indexed alike (a batched loop's iterations)
+            env[result] = rows_to_threads(view[0]).reshape(m.chunk.threads, *vshape)
             return
         starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
         if starts.shape[0] != 1:
@@ -174,6 +179,11 @@ def store(m, op, mask) -> None:
                 size *= n
             buffer.data[start:start + size] = value.reshape(value.shape[0], size).T
             return
+        if start is None:
+            view = m.row_view(op, buffer, indices, vshape)
+            if view is not None and view[1]:  # disjoint rows of groups of slots
+                threads_to_rows(value, view[0])
+                return
     threads = m.chunk.threads
     ids = None if m.full else np.flatnonzero(mask)
     if space == "private":
