@@ -20,6 +20,7 @@ dialect under :mod:`layoutkit.backends.simt.ops`, registered by op class
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -148,6 +149,10 @@ def threads_to_rows(value: np.ndarray, rows: np.ndarray) -> None:
 _ROW_VIEW_ENTRIES = 64  # private accesses whose strided views are kept (Machine.row_view)
 _ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
 _ITERATION_ENTRIES = 256
+# results of pure ops kept by their operands' identities (Machine.recall): bytes and entries
+_KEPT_RESULT_BYTES = 1 << 21
+_KEPT_RESULT_ENTRIES = 512
+_UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
 
@@ -255,6 +260,9 @@ class Machine:
         self._row_views: dict[tuple, tuple] = {}
         self._inductions: dict[tuple, tuple] = {}
         self._induction_bytes = 0
+        self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
+        self._result_bytes = 0
+        self._uniforms: dict[tuple, np.ndarray] = {}  # see uniform
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
@@ -414,6 +422,47 @@ class Machine:
         owners[loc] = key
         return loc, value
 
+    def recall(self, key: tuple, operands: tuple) -> np.ndarray | None:
+        """The result kept under ``key`` for exactly these ``operands`` (the same arrays), or
+        None. Values are never written in place, so a pure op (index arithmetic, an access's
+        addresses) run again on the same arrays, as a loop-invariant one on each iteration,
+        gives the kept result (:meth:`remember`)."""
+        hit = self._results.get(key)
+        if hit is None:
+            return None
+        for kept, operand in zip(hit[0], operands):
+            if kept is not operand:
+                return None
+        self._results.move_to_end(key)
+        return hit[1]
+
+    def remember(self, key: tuple, operands: tuple, result: np.ndarray) -> None:
+        """Keep ``result`` for :meth:`recall` (holding the operands, so that their ids are
+        not reused), the least recently used dropped beyond ``_KEPT_RESULT_BYTES``."""
+        size = result.nbytes
+        if size > _KEPT_RESULT_BYTES // 8:
+            return
+        results = self._results
+        old = results.pop(key, None)
+        if old is not None:
+            self._result_bytes -= old[1].nbytes
+        results[key] = (operands, result)
+        self._result_bytes += size
+        while self._result_bytes > _KEPT_RESULT_BYTES or len(results) > _KEPT_RESULT_ENTRIES:
+            self._result_bytes -= results.popitem(last=False)[1][1].nbytes
+
+    def uniform(self, value: int, dtype) -> np.ndarray:
+        """The uniform value ``[value]`` of ``dtype``, one array per value (a sequential loop's
+        induction variable: work kept by operand identity (:meth:`recall`) carries over to
+        the iterations of later runs of the loop with the same value)."""
+        key = (value, dtype)
+        array = self._uniforms.get(key)
+        if array is None:
+            if len(self._uniforms) >= _UNIFORM_ENTRIES:
+                self._uniforms.clear()
+            array = self._uniforms[key] = np.array([value], dtype)
+        return array
+
     def step_limit(self, block: Block) -> None:
         """Stop the run: it executed more ops than ``max_steps`` (the op owning ``block``,
         usually a loop, is named with its line; a region inside a loop, such as a reduction's
@@ -491,6 +540,11 @@ class Machine:
         numpy; a per-thread index costs one multiply-add and one ``max`` (its bits read as
         unsigned, so a negative index is huge) for the bounds.
         """
+        key = (op, id(buffer), rows, starts, *map(id, indices))
+        operands = (buffer, *indices)
+        kept = self.recall(key, operands)
+        if kept is not None:
+            return kept
         shape = buffer.shape
         strides = buffer.strides
         rank = len(shape)
@@ -523,11 +577,15 @@ class Machine:
         if start:
             flat = flat + start
         if starts:
-            return flat
-        if rows and len(vshape) > 1:
+            pass
+        elif rows and len(vshape) > 1:
             offsets = self._vector_offsets(buffer, vshape, 1)[..., 0]
-            return flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
-        return flat if rows else self.spread(flat, buffer, vshape)
+            flat = flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
+        elif not rows:
+            flat = self.spread(flat, buffer, vshape)
+        if not suspect:  # (in bounds for every slot: whatever the mask, the same answer)
+            self.remember(key, operands, flat)
+        return flat
 
     def spread(self, starts: np.ndarray, buffer: Buffer, vshape: tuple[int, ...], scale: int = 1) -> np.ndarray:
         """The locations (n, *vshape) of the vectors of ``buffer`` starting at ``starts``
