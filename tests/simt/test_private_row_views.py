@@ -156,3 +156,18 @@ def test_batched_private_access_out_of_bounds_reports_like_sequential():
                                {"o": np.zeros(4, np.float32)}, batch_loops=batch)
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
+
+
+def test_one_module_run_at_several_block_sizes_keeps_exact_views():
+    """The views' grids are kept with the kernel by the indices' values and the slot and
+    column counts: other block sizes (other columns) get their own."""
+    module = kernel_module(SIGNATURE, BODY)
+    mi, ni = np.meshgrid(np.arange(4), np.arange(8), indexing="ij")
+    w = np.broadcast_to((1000 * mi + 100 * ni)[..., None, None], (4, 8, 3, 2)).astype(np.float32)
+    for threads in (64, 32, 64, 16):
+        o = np.zeros((4, 8, 64, 3, 2), np.float32)
+        p = np.zeros((4, 64, 3, 2), np.float32)
+        layoutkit.simulate(module, "k", 1, threads, {"o": o, "p": p, "g": w})
+        want_o, want_p = expected(threads)
+        assert np.array_equal(o, want_o), threads
+        assert np.array_equal(p, want_p), threads

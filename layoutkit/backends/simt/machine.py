@@ -146,7 +146,8 @@ def threads_to_rows(value: np.ndarray, rows: np.ndarray) -> None:
         rows[..., e, :] = source[..., e]
 
 
-_ROW_VIEW_ENTRIES = 64  # private accesses whose strided views are kept (Machine.row_view)
+_ROW_VIEW_ENTRIES = 256  # private accesses whose view grids are kept (Machine.row_view)
+_KEPT_OFFSET_BYTES = 1 << 23  # offsets tables kept with a kernel (Machine._keep_offsets)
 _ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
 _ITERATION_ENTRIES = 256
 # results of pure ops kept by their operands' identities (Machine.recall): bytes and entries
@@ -244,8 +245,8 @@ class Machine:
         self.globals: dict[str, Buffer] = {}  # workgroup memref.global by symbol name
         self._shared_bytes = 0  # per block, all shared buffers so far
         self.full = False  # every thread slot active in the block being run
-        self._offsets: dict = {}
         self.static: dict[Operation, tuple] = kernel.__dict__.setdefault(_STATIC_ATTRIBUTE, {})
+        self._offsets: dict = self.static.setdefault("offsets", {})  # (shapes only: kept)
         # (handler, op) per block, kept with the kernel's static data by machine class (the
         # host machine has handlers of its own) unless a subclass plans its own (TTGIR runs
         # wrap handlers in their run's cost recorder)
@@ -255,9 +256,8 @@ class Machine:
         self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
         self._noted: tuple[np.ndarray, int] | None = None  # see note_largest
         # values equal within groups of slots (a batched loop's induction variables): see
-        # note_iterations; and the strided views of private accesses they index (row_view)
+        # note_iterations
         self._iterations: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
-        self._row_views: dict[tuple, tuple] = {}
         self._inductions: dict[tuple, tuple] = {}
         self._induction_bytes = 0
         self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
@@ -323,7 +323,7 @@ class Machine:
         if releases is None:
             releases = self.static[entry] = _releases(entry)
         mask = self.chunk.valid.copy()
-        count = int(mask.sum())
+        count = int(np.count_nonzero(mask))  # (several times faster than mask.sum())
         self.full = count == self.chunk.threads
         env = self.env
         clocks = self.clocks
@@ -348,7 +348,7 @@ class Machine:
 
     def run_block(self, block: Block, mask: np.ndarray) -> list | None:
         """Run ``block``'s ops under ``mask``; return the operands of its terminator, if any."""
-        count = int(mask.sum())
+        count = int(np.count_nonzero(mask))  # (several times faster than mask.sum())
         steps = self._steps.get(block)
         if steps is None:
             steps = self._steps[block] = self._plan(block)
@@ -393,13 +393,14 @@ class Machine:
         finally:
             self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered = saved
 
-    def _owners(self, buffer: Buffer) -> np.ndarray:
-        """Per element of ``buffer``'s data, the order key of the last batched store to it."""
+    def _owners(self, buffer: Buffer) -> tuple[np.ndarray, list[int]]:
+        """Per element of ``buffer``'s data, the order key of the last batched store to it,
+        and (in a one-element list) the largest key ever stored there."""
         key = ("owners", id(buffer))
         hit = self.cache.get(key)
         if hit is None or hit[0] is not buffer:
-            hit = self.cache[key] = (buffer, np.zeros(buffer.data.size, np.int64))
-        return hit[1]
+            hit = self.cache[key] = (buffer, np.zeros(buffer.data.size, np.int64), [0])
+        return hit[1], hit[2]
 
     def latest_stores(self, buffer: Buffer, ids, loc: np.ndarray, value: np.ndarray):
         """(locations, values) of a store of rows ``value`` at data locations ``loc`` by
@@ -407,19 +408,30 @@ class Machine:
         an element takes the value of the latest iteration storing it (iteration j of a
         batch is slots j * T .. j * T + T - 1). Two stores of one iteration, the later wins;
         of iterations 3 and 1, iteration 3's whichever op stored last. Unchanged for other
-        buffers."""
+        buffers. When this store's earliest iteration is no earlier than any key stored so
+        far (the batch's first store to the buffer), every element is kept unread."""
         entry = self.ordered.get(id(buffer))
         if entry is None or entry[0] is not buffer or not loc.size:
             return loc, value
-        _, owners, epoch, base = entry
-        slots = self.chunk.slots if ids is None else ids
-        key = epoch + slots // base
-        if loc.ndim > 1:  # (repeated per element: a broadcast (n, 1) column is slow)
-            key = np.repeat(key, loc[0].size).reshape(loc.shape)
-        keep = key >= owners[loc]
-        if not keep.all():
-            loc, value, key = loc[keep], np.broadcast_to(value, keep.shape)[keep], key[keep]
+        _, (owners, latest), epoch, base = entry
+        per = loc[0].size if loc.ndim > 1 else 1
+        if ids is None:
+            threads = self.chunk.threads
+            lowest, highest = epoch, epoch + (threads - 1) // base
+            cached = ("iterations", threads, base, per)
+            steps = self.cache.get(cached)
+            if steps is None:  # (repeated per element: a broadcast (n, 1) column is slow)
+                steps = self.cache[cached] = np.repeat(np.arange(threads, dtype=np.int64) // base, per)
+            key = (steps + epoch).reshape(loc.shape)
+        else:
+            lowest, highest = epoch + int(ids[0]) // base, epoch + int(ids[-1]) // base
+            key = np.repeat(epoch + ids // base, per).reshape(loc.shape)
+        if lowest < latest[0]:
+            keep = key >= owners[loc]
+            if not keep.all():
+                loc, value, key = loc[keep], np.broadcast_to(value, keep.shape)[keep], key[keep]
         owners[loc] = key
+        latest[0] = max(latest[0], highest)
         return loc, value
 
     def recall(self, key: tuple, operands: tuple) -> np.ndarray | None:
@@ -605,7 +617,7 @@ class Machine:
             offsets = self._vector_offsets(buffer, vshape, 1)[0] * scale
             if n * offsets.size > _SMALL_REPEAT:  # (big ones are not kept)
                 return starts.reshape((n,) + (1,) * len(vshape)) + offsets
-            offsets = self._offsets[key] = np.ascontiguousarray(np.broadcast_to(offsets, (n, *vshape)))
+            offsets = self._keep_offsets(key, np.ascontiguousarray(np.broadcast_to(offsets, (n, *vshape))))
         return np.repeat(starts, offsets[0].size).reshape(offsets.shape) + offsets
 
     def _largest(self, index: np.ndarray) -> int:
@@ -669,8 +681,20 @@ class Machine:
             strides = buffer.strides[len(buffer.shape) - len(vshape):]
             for n, stride in zip(vshape, strides):
                 offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * stride)
-            cached = self._offsets[key] = np.ascontiguousarray(np.broadcast_to(offsets, (rows, *vshape)))
+            cached = self._keep_offsets(key, np.ascontiguousarray(np.broadcast_to(offsets, (rows, *vshape))))
         return cached
+
+    def _keep_offsets(self, key: tuple, offsets: np.ndarray) -> np.ndarray:
+        """Keep an offsets table (a function of shapes only) with the kernel's static data,
+        for every run of the kernel; all are dropped beyond ``_KEPT_OFFSET_BYTES``."""
+        kept = self._offsets
+        total = kept.get("bytes", 0) + offsets.nbytes
+        if total > _KEPT_OFFSET_BYTES:
+            kept.clear()
+            total = offsets.nbytes
+        kept["bytes"] = total
+        kept[key] = offsets
+        return offsets
 
     def active_ids(self, mask: np.ndarray) -> np.ndarray | None:
         """Indices of active threads, or None when every thread slot is active."""
@@ -880,9 +904,10 @@ class Machine:
         path checks and reports). Example: memref<4x8x2x2xf32> over 128 columns indexed
         ``[%mi, %ni, 0, 0]`` with %mi = 0..3 in groups of 128 slots and %ni = 0..7 in
         groups of 512: starts ``32 * mi + 4 * ni``, a view (8, 4, 4, 128) with row steps
-        (4, 32, 1). Kept by the indices' values (a few dozen accesses at most)."""
+        (4, 32, 1). The grid is kept with the kernel's static data by the indices' values."""
+        data = buffer.data
         slots = self.chunk.threads
-        key = [op, id(buffer), slots]
+        key = ["row view", op, slots, data.shape[1]]
         for index in indices:
             if index.shape[0] == 1:
                 key.append(int(index[0]))
@@ -892,18 +917,27 @@ class Machine:
                 return None
             key.append((found[0].tobytes(), found[0].dtype.str, found[1]))
         key = tuple(key)
-        hit = self._row_views.get(key)
-        if hit is not None and hit[0] is buffer:
-            return hit[1]
-        answer = self._row_view(buffer, indices, vshape)
-        if len(self._row_views) >= _ROW_VIEW_ENTRIES:
-            self._row_views.clear()
-        self._row_views[key] = (buffer, answer)
-        return answer
+        grid = self.static.get(key, False)
+        if grid is False:
+            grid = self._row_grid(buffer, indices, vshape)
+            views = self.static.setdefault("row views", [])
+            if len(views) >= _ROW_VIEW_ENTRIES:
+                for old in views:
+                    self.static.pop(old, None)
+                views.clear()
+            views.append(key)
+            self.static[key] = grid
+        if grid is None:
+            return None
+        first, levels, size, disjoint = grid
+        row = data.strides[0]
+        view = np.ndarray((*(count for count, _ in levels), size, data.shape[1]), data.dtype, data,
+                          first * row, (*(step * row for _, step in levels), row, data.strides[1]))
+        return view, disjoint
 
-    def _row_view(self, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple[np.ndarray, bool] | None:
-        data = buffer.data
-        columns = data.shape[1]
+    def _row_grid(self, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple | None:
+        """(first row, ((count, step), ...), rows per vector, disjoint) of :meth:`row_view`."""
+        columns = buffer.data.shape[1]
         slots = self.chunk.threads
         groups = slots // columns
         if slots % columns or groups > _ROW_VIEW_GROUPS or not self.contiguous(buffer, vshape):
@@ -920,13 +954,13 @@ class Machine:
                     return None
                 uniform += first * stride
                 continue
-            found = self.iterations(index) if index.shape[0] == slots else None
-            if found is None or found[1] % columns:
+            values, width = self.iterations(index)
+            if width % columns:
                 return None
-            values = found[0].tolist()
+            values = values.tolist()
             if min(values) < 0 or max(values) > limit:
                 return None
-            times = found[1] // columns
+            times = width // columns
             terms = [v * stride for v in values for _ in range(times)]
             starts = terms if starts is None else [a + b for a, b in zip(starts, terms)]
         if starts is None:
@@ -934,16 +968,12 @@ class Machine:
         grid = progression(starts)
         if grid is None:
             return None
-        first, levels = grid
         size = 1
         for extent in vshape:
             size *= extent
-        row = data.strides[0]
-        view = np.ndarray((*(count for count, _ in levels), size, columns), data.dtype, data,
-                          (first + uniform) * row, (*(step * row for _, step in levels), row, data.strides[1]))
         ordered = sorted(starts)
         disjoint = all(b - a >= size for a, b in zip(ordered, ordered[1:]))
-        return view, disjoint
+        return grid[0] + uniform, grid[1], size, disjoint
 
     def transfer_owner(self, buffer: Buffer, flat: np.ndarray):
         threads = self.chunk.threads
