@@ -20,6 +20,7 @@ dialect under :mod:`layoutkit.backends.simt.ops`, registered by op class
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -89,10 +90,7 @@ def access_width(pattern: np.ndarray, itemsize: int) -> int:
     return itemsize
 
 
-# per-thread index arrays up to this size keep their largest value (Machine._largest), at
-# most this many at a time
-_LARGEST_CACHE_ELEMENTS = 1 << 12
-_LARGEST_CACHE_ENTRIES = 256
+_LARGEST_CACHE_ENTRIES = 256  # per-thread index arrays whose largest value is kept (Machine._largest)
 _SMALL_REPEAT = 1 << 18  # elements: see Machine.addresses (numpy 2.x adds a (n, 1) array to a
 # short (v,) row 4-5x slower than np.repeat plus an add of equal shapes, up to ~2**19)
 _SMALL_COPY = 1 << 15  # elements: below, repeating a uniform value beats numpy's broadcast_to
@@ -253,7 +251,7 @@ class Machine:
         self._steps: dict[Block, list] = (self.static.setdefault(("steps", type(self)), {})
                                           if type(self)._plan is Machine._plan else {})
         self._bases: dict[tuple, np.ndarray] = {}  # (id of a shared buffer, vector shape)
-        self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
+        self._largest_cache: dict[int, tuple[weakref.ref, int]] = {}
         self._noted: tuple[np.ndarray, int] | None = None  # see note_largest
         # values equal within groups of slots (a batched loop's induction variables): see
         # note_iterations
@@ -623,32 +621,29 @@ class Machine:
     def _largest(self, index: np.ndarray) -> int:
         """The largest of a per-thread index read as unsigned (a negative one is huge).
 
-        An index array is typically used by several accesses (a loop's fragment loads), and
-        values are never written in place, so the answer is kept by the array's identity
-        (holding the array, so that its id is not reused) for small arrays. A batched loop's
-        values repeated from outside take their original's answer, and its induction
-        variable the one it was given (:meth:`note_largest`).
+        An index array is typically used by several accesses (a loop's fragment loads, and
+        with :meth:`recall` the same arrays on every iteration), and values are never
+        written in place, so the answer is kept by the array's identity (with a weak
+        reference, so that a reused id is told apart). A batched loop's values repeated
+        from outside take their original's answer, and its induction variable the one it
+        was given (:meth:`note_largest`).
         """
         key = id(index)
         hit = self._largest_cache.get(key)
-        if hit is not None and hit[0] is index:
+        if hit is not None and hit[0]() is index:
             return hit[1]
         source = self.repeated.get(key)
+        noted = self._noted
         if source is not None and source[0] is index:
             largest = self._largest(source[1])
-            if index.size > _LARGEST_CACHE_ELEMENTS:
-                return largest
-        elif index.size > _LARGEST_CACHE_ELEMENTS:
-            hit = self._noted
-            if hit is not None and hit[0] is index:
-                return hit[1]
-            return int(index.view(np.uint64).max())
+        elif noted is not None and noted[0] is index:
+            largest = noted[1]
         else:
             largest = int(index.view(np.uint64).max())
         cache = self._largest_cache
         if len(cache) >= _LARGEST_CACHE_ENTRIES:
             cache.clear()
-        cache[id(index)] = (index, largest)
+        cache[key] = (weakref.ref(index), largest)
         return largest
 
     def note_largest(self, index: np.ndarray, largest: int) -> None:
