@@ -171,3 +171,81 @@ def test_one_module_run_at_several_block_sizes_keeps_exact_views():
         want_o, want_p = expected(threads)
         assert np.array_equal(o, want_o), threads
         assert np.array_equal(p, want_p), threads
+
+
+# a sequential loop of 3 steps around a batched nest that adds (step + 1) to acc[mi, ni]
+# (the mma loop's accumulator pattern: each step loads what the previous one stored);
+# SPLIT is replaced by a store between the steps, through another path, or by nothing
+STEPS = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %c4 = arith.constant 4 : index
+      %one = arith.constant dense<1.0> : vector<2xf32>
+      %zero = arith.constant dense<0.0> : vector<2xf32>
+      %seven = arith.constant 7.0 : f32
+      %acc = memref.alloca() : memref<4x3x2xf32>
+      %t = gpu.thread_id x
+      scf.for %i = %c0 to %c4 step %c1 {
+        scf.for %j = %c0 to %c3 step %c1 {
+          vector.store %zero, %acc[%i, %j, %c0] : memref<4x3x2xf32>, vector<2xf32>
+        }
+      }
+      %z = arith.constant 0 : i64
+      %last = scf.for %s = %c0 to %c3 step %c1 iter_args(%carry = %z) -> (i64) {
+        %s1 = arith.addi %s, %c1 : index
+        %si = arith.index_cast %s1 : index to i32
+        %sf = arith.sitofp %si : i32 to f32
+        %sv = vector.insert %sf, %zero [0] : f32 into vector<2xf32>
+        %add = vector.insert %sf, %sv [1] : f32 into vector<2xf32>
+        scf.for %i = %c0 to %c4 step %c1 {
+          scf.for %j = %c0 to %c3 step %c1 {
+            %v = vector.load %acc[%i, %j, %c0] : memref<4x3x2xf32>, vector<2xf32>
+            %w = arith.addf %v, %add : vector<2xf32>
+            vector.store %w, %acc[%i, %j, %c0] : memref<4x3x2xf32>, vector<2xf32>
+          }
+        }
+SPLIT
+        scf.yield %carry : i64
+      }
+      scf.for %i = %c0 to %c4 step %c1 {
+        scf.for %j = %c0 to %c3 step %c1 {
+          %v = vector.load %acc[%i, %j, %c0] : memref<4x3x2xf32>, vector<2xf32>
+          vector.store %v, %o[%i, %j, %t, %c0] : memref<4x3x32x2xf32>, vector<2xf32>
+        }
+      }
+"""
+
+
+@pytest.mark.parametrize("split, extra", [
+    ("", 0.0),
+    # thread 0 stores 7 at acc[1, 1, 0] after each step: the next step must load it
+    ("""        %first = arith.cmpi eq, %t, %c0 : index
+        scf.if %first {
+          memref.store %seven, %acc[%c1, %c1, %c0] : memref<4x3x2xf32>
+        }""", 7.0),
+    # a use of acc that is neither a load nor a store: nothing is forwarded
+    ("""        %d = memref.dim %acc, %c0 : memref<4x3x2xf32>""", 0.0),
+])
+def test_stores_forwarded_to_the_next_steps_loads_are_exact(split, extra, monkeypatch):
+    forwarded = []
+    rows_stored = Machine.rows_stored
+
+    def counted(self, *args):
+        found = rows_stored(self, *args)
+        forwarded.append(found is not None)
+        return found
+
+    monkeypatch.setattr(Machine, "rows_stored", counted)
+    module = kernel_module("%o: memref<4x3x32x2xf32>", STEPS.replace("SPLIT", split))
+    outs = []
+    for batch in (False, True):
+        o = np.zeros((4, 3, 32, 2), np.float32)
+        layoutkit.simulate(module, "k", 1, 32, {"o": o}, batch_loops=batch)
+        outs.append(o)
+    want = np.full((4, 3, 32, 2), 1.0 + 2.0 + 3.0, np.float32)
+    if extra:  # thread 0's acc[1, 1, 0]: 7 after step 1, + 2 + 3 (the last step's 7 stays)
+        want[1, 1, 0, 0] = 7.0
+    assert np.array_equal(outs[0], want)
+    assert np.array_equal(outs[1], want)
+    assert any(forwarded) == (split == "")  # steps 2 and 3 read step 1's and 2's stores

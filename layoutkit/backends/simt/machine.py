@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
+from xdsl.dialects import memref, vector
 from xdsl.ir import Block, Operation, SSAValue
 
 from layoutkit.backends.simt.allocator import keep_freed_memory
@@ -146,6 +147,7 @@ def threads_to_rows(value: np.ndarray, rows: np.ndarray) -> None:
 
 _ROW_VIEW_ENTRIES = 256  # private accesses whose view grids are kept (Machine.row_view)
 _KEPT_OFFSET_BYTES = 1 << 23  # offsets tables kept with a kernel (Machine._keep_offsets)
+_PLAIN_ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
 _ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
 _ITERATION_ENTRIES = 256
 # results of pure ops kept by their operands' identities (Machine.recall): bytes and entries
@@ -259,6 +261,7 @@ class Machine:
         self._inductions: dict[tuple, tuple] = {}
         self._induction_bytes = 0
         self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
+        self._stored: dict[int, tuple] = {}  # see stored_rows
         self._result_bytes = 0
         self._uniforms: dict[tuple, np.ndarray] = {}  # see uniform
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
@@ -928,7 +931,40 @@ class Machine:
         row = data.strides[0]
         view = np.ndarray((*(count for count, _ in levels), size, data.shape[1]), data.dtype, data,
                           first * row, (*(step * row for _, step in levels), row, data.strides[1]))
-        return view, disjoint
+        return view, disjoint, grid
+
+    def forwards(self, ref: SSAValue) -> bool:
+        """Whether stores to private memref ``ref`` may be forwarded to loads
+        (:meth:`stored_rows`): every use of it is a load or a store (no alias, call or
+        transfer can write it behind the store handler's back). Kept with the kernel."""
+        key = ("forwards", ref)
+        answer = self.static.get(key)
+        if answer is None:
+            answer = self.static[key] = all(
+                isinstance(use.operation, _PLAIN_ACCESSES) for use in ref.uses)
+        return answer
+
+    def stored_rows(self, buffer: Buffer, grid: tuple | None, value: np.ndarray | None) -> None:
+        """Note that ``value`` (slots, *vector) was just stored to ``buffer`` through the
+        view of ``grid`` (:meth:`row_view`), or (None) that ``buffer`` was written otherwise.
+        A load through the same view before any other store to ``buffer`` reads exactly
+        ``value`` (the same array: values are never written in place), as the accumulator
+        loads of an mma loop read what the previous iteration stored."""
+        if grid is None:
+            self._stored.pop(id(buffer), None)
+        else:
+            self._stored[id(buffer)] = (buffer, grid, self.chunk.threads, value)
+
+    def rows_stored(self, buffer: Buffer, grid: tuple, vshape: tuple[int, ...]) -> np.ndarray | None:
+        """The value last stored to ``buffer`` through the view of ``grid`` by this many slots
+        with this vector shape and the buffer's dtype, if no store came after it; else None."""
+        entry = self._stored.get(id(buffer))
+        if entry is None or entry[0] is not buffer or entry[1] != grid or entry[2] != self.chunk.threads:
+            return None
+        value = entry[3]
+        if value.shape[1:] != vshape or value.dtype != buffer.data.dtype:
+            return None
+        return value
 
     def _row_grid(self, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple | None:
         """(first row, ((count, step), ...), rows per vector, disjoint) of :meth:`row_view`."""

@@ -94,7 +94,9 @@ def load(m, op, mask) -> None:
             return
         view = m.row_view(op, buffer, indices, vshape) if m.full and start is None else None
         if view is not None:  # groups of slots indexed alike (a batched loop's iterations)
-            env[result] = rows_to_threads(view[0]).reshape(m.chunk.threads, *vshape)
+            stored = m.rows_stored(buffer, view[2], vshape)
+            env[result] = stored if stored is not None else rows_to_threads(view[0]).reshape(
+                m.chunk.threads, *vshape)
             return
         starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
         if starts.shape[0] != 1:
@@ -170,6 +172,8 @@ def store(m, op, mask) -> None:
     buffer: Buffer = env[memref_value]
     indices = [env[v] for v in index_values]
     space = buffer.space
+    if space == "private":
+        m.stored_rows(buffer, None, None)  # (whatever this store writes, see below)
     if space == "private" and m.full:
         start = m.uniform_offset(op, buffer, indices, vshape, mask)
         if start is not None and m.contiguous(buffer, vshape):
@@ -183,6 +187,8 @@ def store(m, op, mask) -> None:
             view = m.row_view(op, buffer, indices, vshape)
             if view is not None and view[1]:  # disjoint rows of groups of slots
                 threads_to_rows(value, view[0])
+                if value.shape[0] == m.chunk.threads and m.forwards(memref_value):
+                    m.stored_rows(buffer, view[2], value)
                 return
     threads = m.chunk.threads
     ids = None if m.full else np.flatnonzero(mask)
@@ -240,6 +246,7 @@ def atomic_rmw(m, op, mask) -> None:
     loc = flat[ids]
     data = buffer.data.reshape(-1)  # a view: every buffer's data is C-contiguous
     if buffer.space == "private":  # element-major (elements, threads)
+        m.stored_rows(buffer, None, None)
         loc = loc * m.chunk.threads + ids
     elif buffer.space == "shared":
         loc = m.shared_base(buffer, ())[ids] + loc
