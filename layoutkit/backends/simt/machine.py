@@ -148,6 +148,7 @@ def threads_to_rows(value: np.ndarray, rows: np.ndarray) -> None:
 _ROW_VIEW_ENTRIES = 256  # private accesses whose view grids are kept (Machine.row_view)
 _KEPT_OFFSET_BYTES = 1 << 23  # offsets tables kept with a kernel (Machine._keep_offsets)
 _PLAIN_ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
+_MEMREF_OPERAND = {memref.LoadOp: 0, vector.LoadOp: 0, memref.StoreOp: 1, vector.StoreOp: 1}
 _ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
 _ITERATION_ENTRIES = 256
 # results of pure ops kept by their operands' identities (Machine.recall): bytes and entries
@@ -156,6 +157,15 @@ _KEPT_RESULT_ENTRIES = 512
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
+
+
+def _grid_view(data: np.ndarray, grid: tuple) -> np.ndarray:
+    """The view (*groups, size, columns) of private (elements, columns) ``data`` whose group
+    g starts at row ``first + sum of g's steps`` (``grid``: see Machine._row_grid)."""
+    first, levels, size, _ = grid
+    row = data.strides[0]
+    return np.ndarray((*(count for count, _ in levels), size, data.shape[1]), data.dtype, data,
+                      first * row, (*(step * row for _, step in levels), row, data.strides[1]))
 
 
 def progression(starts: list[int]) -> tuple[int, tuple[tuple[int, int], ...]] | None:
@@ -927,44 +937,49 @@ class Machine:
             self.static[key] = grid
         if grid is None:
             return None
-        first, levels, size, disjoint = grid
-        row = data.strides[0]
-        view = np.ndarray((*(count for count, _ in levels), size, data.shape[1]), data.dtype, data,
-                          first * row, (*(step * row for _, step in levels), row, data.strides[1]))
-        return view, disjoint, grid
+        return _grid_view(data, grid), grid[3], grid
 
     def forwards(self, ref: SSAValue) -> bool:
-        """Whether stores to private memref ``ref`` may be forwarded to loads
-        (:meth:`stored_rows`): every use of it is a load or a store (no alias, call or
-        transfer can write it behind the store handler's back). Kept with the kernel."""
+        """Whether stores to private memref ``ref`` may wait in :meth:`stored_rows`: it is
+        the result of an allocation and every use of it is a load or a store, so no alias,
+        call, loop argument or transfer reaches its buffer behind the load and store
+        handlers' back. Kept with the kernel."""
         key = ("forwards", ref)
         answer = self.static.get(key)
         if answer is None:
-            answer = self.static[key] = all(
-                isinstance(use.operation, _PLAIN_ACCESSES) for use in ref.uses)
+            owner = ref.owner
+            answer = self.static[key] = isinstance(owner, (memref.AllocaOp, memref.AllocOp)) and all(
+                isinstance(use.operation, _PLAIN_ACCESSES) and use.index == _MEMREF_OPERAND[type(use.operation)]
+                for use in ref.uses)
         return answer
 
-    def stored_rows(self, buffer: Buffer, grid: tuple | None, value: np.ndarray | None) -> None:
-        """Note that ``value`` (slots, *vector) was just stored to ``buffer`` through the
-        view of ``grid`` (:meth:`row_view`), or (None) that ``buffer`` was written otherwise.
-        A load through the same view before any other store to ``buffer`` reads exactly
-        ``value`` (the same array: values are never written in place), as the accumulator
-        loads of an mma loop read what the previous iteration stored."""
-        if grid is None:
-            self._stored.pop(id(buffer), None)
-        else:
-            self._stored[id(buffer)] = (buffer, grid, self.chunk.threads, value)
+    def stored_rows(self, buffer: Buffer, grid: tuple, value: np.ndarray) -> None:
+        """Store ``value`` (slots, *vector) to private ``buffer`` through the view of ``grid``
+        (:meth:`row_view`) later: a load through the same view reads ``value`` itself
+        (:meth:`rows_stored`; values are never written in place), a store through it
+        replaces it, and any other access to the buffer first writes it
+        (:meth:`settle_rows`). An mma loop's accumulator then stays out of the data
+        between K steps: each step loads what the previous one stored."""
+        entry = self._stored.get(id(buffer))
+        if entry is not None and (entry[1] != grid or entry[2] != self.chunk.threads):
+            self.settle_rows(buffer)
+        self._stored[id(buffer)] = (buffer, grid, self.chunk.threads, value)
 
     def rows_stored(self, buffer: Buffer, grid: tuple, vshape: tuple[int, ...]) -> np.ndarray | None:
-        """The value last stored to ``buffer`` through the view of ``grid`` by this many slots
-        with this vector shape and the buffer's dtype, if no store came after it; else None."""
+        """The value waiting to be stored to ``buffer`` through the view of ``grid`` by as
+        many slots, if its vector shape is ``vshape``; else None."""
         entry = self._stored.get(id(buffer))
-        if entry is None or entry[0] is not buffer or entry[1] != grid or entry[2] != self.chunk.threads:
+        if entry is None or entry[1] != grid or entry[2] != self.chunk.threads:
             return None
         value = entry[3]
-        if value.shape[1:] != vshape or value.dtype != buffer.data.dtype:
-            return None
-        return value
+        return value if value.shape[1:] == vshape else None
+
+    def settle_rows(self, buffer: Buffer) -> None:
+        """Write the store waiting for ``buffer`` (:meth:`stored_rows`), if any."""
+        if self._stored:
+            entry = self._stored.pop(id(buffer), None)
+            if entry is not None:
+                threads_to_rows(entry[3], _grid_view(buffer.data, entry[1]))
 
     def _row_grid(self, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple | None:
         """(first row, ((count, step), ...), rows per vector, disjoint) of :meth:`row_view`."""
