@@ -31,7 +31,9 @@ vector.store %d, %acc[%mi, %ni, 0, 0] }`` over 128 threads runs each op once ove
 slots. A run that fails reports the same thread, though with several faults in different
 iterations it may name a later iteration's fault first. Kernels with named barriers
 (:mod:`~layoutkit.backends.simt.fibers`) are not batched. ``batch_loops=False`` runs every
-loop one iteration at a time.
+loop one iteration at a time. A loop whose iterations see each other only through a
+recurrence in private memory is fissioned (:mod:`~layoutkit.backends.simt.fission`): the
+rest of its body batched, the recurrence one iteration after another.
 """
 
 from __future__ import annotations
@@ -49,6 +51,12 @@ MAX_BATCH_SLOTS = 1 << 15  # thread slots of one batched run of a body (J * T)
 # loops run over more slots than this are not batched: their ops' time is already in their
 # elements (a 64-block mma matmul ran 1.6x slower batched), not in the per-op overhead
 MAX_LOOP_SLOTS = 1 << 11
+# a fissioned loop (:mod:`~layoutkit.backends.simt.fission`) and the loops nested down to its
+# recurrence run batched over up to this many slots in all: what the recurrence runs once per
+# iteration is cheaper when the nest is whole (a 256^3 mma matmul ran ~5% faster so; with
+# the nest cut at 2^15 slots, its innermost loop unbatched, slower than not fissioned)
+MAX_NEST_SLOTS = 1 << 16
+_NEST = "fission nest"  # m.cache: the loops nested in the fissioned loop being run
 
 _ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
 _STORES = (memref.StoreOp, vector.StoreOp)
@@ -77,8 +85,11 @@ def _inside(loop: Operation, value: SSAValue) -> bool:
     return op is not None and loop.is_ancestor(op)
 
 
-def plan(loop: scf.ForOp) -> Plan | None:
-    """The batching plan of ``loop``, or None when its iterations may see each other."""
+def survey(loop: scf.ForOp):
+    """(values from outside, {memref: [(access, dims its induction variable indexes)]}) of
+    ``loop``'s body, or None when its shape rules batching out: loop-carried values, an op
+    that does not act per thread, a nested loop with carried values or bounds from inside,
+    or a memref made inside."""
     if loop.iter_args:
         return None
     iv = loop.body.blocks[0].args[0]
@@ -94,7 +105,7 @@ def plan(loop: scf.ForOp) -> Plan | None:
             if not _inside(loop, operand):
                 outer.setdefault(operand)
         if isinstance(op, _ACCESSES):
-            ref = op.operands[0] if isinstance(op, memref.LoadOp | vector.LoadOp) else op.operands[1]
+            ref = accessed(op)
             if _inside(loop, ref) or not isinstance(ref.type, MemRefType):
                 return None
             vector_rank = len(op.results[0].type.get_shape()) if isinstance(op, vector.LoadOp) else (
@@ -102,20 +113,42 @@ def plan(loop: scf.ForOp) -> Plan | None:
             lead = len(op.indices) - vector_rank
             dims = {d for d, index in enumerate(op.indices) if index is iv and d < lead}
             uses.setdefault(ref, []).append((op, dims))
+    return outer, uses
+
+
+def accessed(op: Operation) -> SSAValue:
+    """The memref a load or store accesses."""
+    return op.operands[0] if isinstance(op, memref.LoadOp | vector.LoadOp) else op.operands[1]
+
+
+def classify(loop: scf.ForOp, ref_uses: list[tuple[Operation, set[int]]]) -> tuple[bool, int | None]:
+    """(legal, dim) of a memref the body stores to: iteration-private along ``dim``, or
+    written only (dim None); legal False when iterations may see each other through it."""
+    stores = [op for op, _ in ref_uses if isinstance(op, _STORES)]
+    common = set.intersection(*(dims for _, dims in ref_uses))
+    if common:
+        return True, min(common)
+    if len(stores) == len(ref_uses) and all(store.parent_op() is loop for store in stores):
+        return True, None
+    return False, None
+
+
+def plan(loop: scf.ForOp) -> Plan | None:
+    """The batching plan of ``loop``, or None when its iterations may see each other."""
+    surveyed = survey(loop)
+    if surveyed is None:
+        return None
+    outer, uses = surveyed
     stored, ordered = [], []
     for ref, accesses in uses.items():
-        stores = [op for op, _ in accesses if isinstance(op, _STORES)]
-        if not stores:
+        if not any(isinstance(op, _STORES) for op, _ in accesses):
             continue
-        common = set.intersection(*(dims for _, dims in accesses))
-        if common:
-            stored.append((ref, min(common)))
-        elif len(stores) == len(accesses) and all(store.parent_op() is loop for store in stores):
-            stored.append((ref, None))
-            if len(stores) > 1:
-                ordered.append(ref)
-        else:
+        legal, dim = classify(loop, accesses)
+        if not legal:
             return None
+        stored.append((ref, dim))
+        if dim is None and sum(isinstance(op, _STORES) for op, _ in accesses) > 1:
+            ordered.append(ref)
     body = loop.body.blocks[0]
     return Plan(tuple(outer), tuple(uses), tuple(stored), tuple(ordered), sum(1 for _ in loop.body.walk()),
                 body, body.args[0])
@@ -127,13 +160,25 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
     cached = m.static.get((_KEY, loop), False)
     if cached is False:
         cached = m.static[(_KEY, loop)] = plan(loop)
+    split = None
+    if cached is None:
+        from layoutkit.backends.simt import fission
+
+        split = fission.of(m, loop)
+        if split is None:
+            return False
+        cached = split.plan
     stats = m.stats
-    if cached is None or stats.ops + len(ivs) * cached.ops > stats.max_steps:
+    if stats.ops + len(ivs) * cached.ops > stats.max_steps:
         return False  # (a loop reaching the step limit runs one iteration at a time: exact count)
     threads = m.chunk.threads
-    if threads > MAX_LOOP_SLOTS:
+    nest = m.cache.get(_NEST)
+    if nest and loop in nest:
+        group = min(len(ivs), MAX_NEST_SLOTS // threads)
+    elif threads > MAX_LOOP_SLOTS:
         return False
-    group = min(len(ivs), MAX_BATCH_SLOTS // threads)
+    else:
+        group = min(len(ivs), MAX_BATCH_SLOTS // threads)
     if group < 2:
         return False
     env = m.env
@@ -145,6 +190,32 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
         for other_ref, other in buffers.items():
             if other_ref is not ref and (other is buffer or np.may_share_memory(other.data, buffer.data)):
                 return False
+    if split is not None:
+        group = fission.group(m, split, threads, group)
+        if group < 2 or any(buffers[ref].space != "private" for ref in split.refs):
+            return False
+        steps = m._steps
+        block = split.block
+        kept = steps.get(block)
+        planned = kept or m._plan(block)
+        m.cache[_NEST] = split.path
+        try:
+            return _run(m, cached, mask, ivs, dtype, threads, group,
+                        lambda times: steps.__setitem__(block, fission.steps(m, split, times, planned)))
+        finally:
+            m.cache[_NEST] = nest
+            if kept is None:
+                steps.pop(block, None)
+            else:
+                steps[block] = kept
+    return _run(m, cached, mask, ivs, dtype, threads, group)
+
+
+def _run(m, cached: Plan, mask: np.ndarray, ivs: range, dtype, threads: int, group: int,
+         prepare=None) -> bool:
+    """Run the batched groups of ``ivs``; ``prepare(times)`` before each (fission's steps)."""
+    env = m.env
+    buffers = {ref: env[ref] for ref in cached.ordered}
     body = cached.body
     iv_arg = cached.iv
     saved = {v: env[v] for v in cached.outer}
@@ -158,6 +229,8 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
                     wide = env[v] = _repeat(m, value, times)
                     m.repeated[id(wide)] = (wide, value, times)
                     mine.append(id(wide))
+            if prepare is not None:
+                prepare(times)
             with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
                 env[iv_arg] = m.induction(values, threads, dtype)
                 m.run_block(body, _repeat(m, mask, times))
