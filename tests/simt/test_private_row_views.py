@@ -249,3 +249,25 @@ def test_stores_forwarded_to_the_next_steps_loads_are_exact(split, extra, monkey
     assert np.array_equal(outs[0], want)
     assert np.array_equal(outs[1], want)
     assert any(forwarded) == (split == "")  # steps 2 and 3 read step 1's and 2's stores
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=6), st.integers(1, 4), st.booleans())
+def test_grouped_finds_values_equal_within_groups(values, width, spoil):
+    """Machine.grouped against a Python check of each group (on a stand-in machine)."""
+    import types
+
+    array = np.repeat(np.array(values, np.int64), width)
+    if spoil and width > 1:
+        array[-1] += 1  # the last group is no longer equal
+    noted = []
+    machine = types.SimpleNamespace(_grouped={}, note_iterations=lambda *args: noted.append(args))
+    found = Machine.grouped(machine, array, width)
+    groups = [array[i:i + width].tolist() for i in range(0, array.size, width)]
+    if all(len(set(g)) == 1 for g in groups):
+        assert found is not None and found[1] == width
+        assert found[0].tolist() == [g[0] for g in groups]
+        assert noted and noted[0][0] is array
+    else:
+        assert found is None and not noted
+    assert Machine.grouped(machine, array, width) is found  # kept

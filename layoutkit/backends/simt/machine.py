@@ -268,6 +268,7 @@ class Machine:
         # values equal within groups of slots (a batched loop's induction variables): see
         # note_iterations
         self._iterations: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        self._grouped: dict[tuple, tuple] = {}  # see grouped
         self._inductions: dict[tuple, tuple] = {}
         self._induction_bytes = 0
         self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
@@ -902,6 +903,28 @@ class Machine:
         self.note_iterations(value, values, inner[1])
         return values, inner[1]
 
+    def grouped(self, value: np.ndarray, width: int) -> tuple[np.ndarray, int] | None:
+        """(values, width) when ``value`` (n,) is equal within each group of ``width`` slots
+        though not noted so (:meth:`note_iterations`; e.g. a batched loop's index sliced to
+        one iteration), found by one comparison and then noted; None if it is not (kept
+        too, by weak reference). Example: [5, 5, 7, 7] in groups of 2 -> ([5, 7], 2)."""
+        key = (id(value), width)
+        hit = self._grouped.get(key)
+        if hit is not None and hit[0]() is value:
+            return hit[1]
+        answer = None
+        n = value.shape[0]
+        if value.ndim == 1 and n % width == 0:
+            groups = value.reshape(n // width, width)
+            first = groups[:, 0]
+            if (groups == first[:, None]).all():
+                answer = (first.copy(), width)
+                self.note_iterations(value, answer[0], width)
+        if len(self._grouped) >= _ITERATION_ENTRIES:
+            self._grouped.clear()
+        self._grouped[key] = (weakref.ref(value), answer)
+        return answer
+
     def row_view(self, op, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple[np.ndarray, bool] | None:
         """A contiguous vector access of private ``buffer`` over every slot, by indices each
         uniform or equal within groups of the data's ``columns`` slots (:meth:`iterations`),
@@ -920,7 +943,9 @@ class Machine:
             if index.shape[0] == 1:
                 key.append(int(index[0]))
                 continue
-            found = self.iterations(index) if index.shape[0] == slots else None
+            found = None
+            if index.shape[0] == slots:
+                found = self.iterations(index) or self.grouped(index, data.shape[1])
             if found is None:
                 return None
             key.append((found[0].tobytes(), found[0].dtype.str, found[1]))
@@ -1000,7 +1025,7 @@ class Machine:
                     return None
                 uniform += first * stride
                 continue
-            values, width = self.iterations(index)
+            values, width = self.iterations(index) or self.grouped(index, columns)
             if width % columns:
                 return None
             values = values.tolist()
