@@ -232,10 +232,7 @@ def _run(m, cached: Plan, mask: np.ndarray, ivs: range, dtype, threads: int, gro
             if prepare is not None:
                 prepare(times)
             with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
-                iv = np.asarray(values, dtype)
-                env[iv_arg] = wide_iv = np.repeat(iv, threads)
-                if iv.dtype.itemsize == 8:  # (an index: its bounds checks need its largest)
-                    m.note_largest(wide_iv, int(iv.view(np.uint64).max()))
+                env[iv_arg] = m.induction(values, threads, dtype)
                 m.run_block(body, _repeat(m, mask, times))
     finally:
         env.update(saved)
