@@ -20,10 +20,13 @@ dialect under :mod:`layoutkit.backends.simt.ops`, registered by op class
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
+from xdsl.dialects import memref, vector
 from xdsl.ir import Block, Operation, SSAValue
 
 from layoutkit.backends.simt.allocator import keep_freed_memory
@@ -88,10 +91,7 @@ def access_width(pattern: np.ndarray, itemsize: int) -> int:
     return itemsize
 
 
-# per-thread index arrays up to this size keep their largest value (Machine._largest), at
-# most this many at a time
-_LARGEST_CACHE_ELEMENTS = 1 << 12
-_LARGEST_CACHE_ENTRIES = 256
+_LARGEST_CACHE_ENTRIES = 256  # per-thread index arrays whose largest value is kept (Machine._largest)
 _SMALL_REPEAT = 1 << 18  # elements: see Machine.addresses (numpy 2.x adds a (n, 1) array to a
 # short (v,) row 4-5x slower than np.repeat plus an add of equal shapes, up to ~2**19)
 _SMALL_COPY = 1 << 15  # elements: below, repeating a uniform value beats numpy's broadcast_to
@@ -118,16 +118,78 @@ def threads_last(x: np.ndarray) -> np.ndarray:
 
 
 def rows_to_threads(x: np.ndarray) -> np.ndarray:
-    """Private data rows (groups, size, columns) as per-slot vectors (groups * columns, size),
+    """Private data rows (*groups, size, columns) as per-slot vectors (groups * columns, size),
     a new array. Small vectors are copied one element position at a time: numpy's transposing
     copy writes with a stride and is 2-3x slower."""
-    groups, size, columns = x.shape
+    *groups, size, columns = x.shape
+    slots = columns
+    for extent in groups:
+        slots *= extent
     if size > 16:
-        return x.transpose(0, 2, 1).reshape(groups * columns, size)
-    out = np.empty((groups, columns, size), x.dtype)
+        return np.swapaxes(x, -1, -2).reshape(slots, size)
+    out = np.empty((*groups, columns, size), x.dtype)
     for e in range(size):
-        out[:, :, e] = x[:, e, :]
-    return out.reshape(groups * columns, size)
+        out[..., e] = x[..., e, :]
+    return out.reshape(slots, size)
+
+
+def threads_to_rows(value: np.ndarray, rows: np.ndarray) -> None:
+    """Write per-slot vectors ``value`` (slots or 1, *vector) into private data rows ``rows``
+    (*groups, size, columns), a view: the inverse of :func:`rows_to_threads`."""
+    size, columns = rows.shape[-2:]
+    if value.shape[0] == 1:  # one vector for every slot
+        rows[...] = value.reshape(size, 1)
+        return
+    source = value.reshape(*rows.shape[:-2], columns, size)
+    for e in range(size):
+        rows[..., e, :] = source[..., e]
+
+
+_ROW_VIEW_ENTRIES = 256  # private accesses whose view grids are kept (Machine.row_view)
+_KEPT_OFFSET_BYTES = 1 << 23  # offsets tables kept with a kernel (Machine._keep_offsets)
+_PLAIN_ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
+_MEMREF_OPERAND = {memref.LoadOp: 0, vector.LoadOp: 0, memref.StoreOp: 1, vector.StoreOp: 1}
+_ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
+_ITERATION_ENTRIES = 256
+# results of pure ops kept by their operands' identities (Machine.recall): bytes and entries
+_KEPT_RESULT_BYTES = 1 << 21
+_KEPT_RESULT_ENTRIES = 512
+_UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
+_INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
+_INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
+
+
+def _grid_view(data: np.ndarray, grid: tuple) -> np.ndarray:
+    """The view (*groups, size, columns) of private (elements, columns) ``data`` whose group
+    g starts at row ``first + sum of g's steps`` (``grid``: see Machine._row_grid)."""
+    first, levels, size, _ = grid
+    row = data.strides[0]
+    return np.ndarray((*(count for count, _ in levels), size, data.shape[1]), data.dtype, data,
+                      first * row, (*(step * row for _, step in levels), row, data.strides[1]))
+
+
+def progression(starts: list[int]) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    """``starts`` as ``first`` plus a row-major grid of at most two levels of (count, step),
+    or None. Example: [0, 32, 64, 96, 4, 36, 68, 100] -> (0, ((2, 4), (4, 32)))."""
+    n = len(starts)
+    first = starts[0]
+    if n == 1:
+        return first, ((1, 0),)
+    inner = starts[1] - first
+    run = n
+    for i in range(2, n):
+        if starts[i] != first + i * inner:
+            run = i
+            break
+    if run == n:
+        return first, ((n, inner),)
+    if n % run:
+        return None
+    outer = starts[run] - first
+    for i in range(run, n):
+        if starts[i] != first + (i // run) * outer + (i % run) * inner:
+            return None
+    return first, ((n // run, outer), (run, inner))
 
 
 def expand(cond: np.ndarray, ndim: int) -> np.ndarray:
@@ -193,16 +255,26 @@ class Machine:
         self.globals: dict[str, Buffer] = {}  # workgroup memref.global by symbol name
         self._shared_bytes = 0  # per block, all shared buffers so far
         self.full = False  # every thread slot active in the block being run
-        self._offsets: dict = {}
         self.static: dict[Operation, tuple] = kernel.__dict__.setdefault(_STATIC_ATTRIBUTE, {})
+        self._offsets: dict = self.static.setdefault("offsets", {})  # (shapes only: kept)
         # (handler, op) per block, kept with the kernel's static data by machine class (the
         # host machine has handlers of its own) unless a subclass plans its own (TTGIR runs
         # wrap handlers in their run's cost recorder)
         self._steps: dict[Block, list] = (self.static.setdefault(("steps", type(self)), {})
                                           if type(self)._plan is Machine._plan else {})
         self._bases: dict[tuple, np.ndarray] = {}  # (id of a shared buffer, vector shape)
-        self._largest_cache: dict[int, tuple[np.ndarray, int]] = {}
+        self._largest_cache: dict[int, tuple[weakref.ref, int]] = {}
         self._noted: tuple[np.ndarray, int] | None = None  # see note_largest
+        # values equal within groups of slots (a batched loop's induction variables): see
+        # note_iterations
+        self._iterations: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        self._grouped: dict[tuple, tuple] = {}  # see grouped
+        self._inductions: dict[tuple, tuple] = {}
+        self._induction_bytes = 0
+        self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
+        self._stored: dict[int, tuple] = {}  # see stored_rows
+        self._result_bytes = 0
+        self._uniforms: dict[tuple, np.ndarray] = {}  # see uniform
         self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
         self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
@@ -263,7 +335,7 @@ class Machine:
         if releases is None:
             releases = self.static[entry] = _releases(entry)
         mask = self.chunk.valid.copy()
-        count = int(mask.sum())
+        count = int(np.count_nonzero(mask))  # (several times faster than mask.sum())
         self.full = count == self.chunk.threads
         env = self.env
         clocks = self.clocks
@@ -288,7 +360,7 @@ class Machine:
 
     def run_block(self, block: Block, mask: np.ndarray) -> list | None:
         """Run ``block``'s ops under ``mask``; return the operands of its terminator, if any."""
-        count = int(mask.sum())
+        count = int(np.count_nonzero(mask))  # (several times faster than mask.sum())
         steps = self._steps.get(block)
         if steps is None:
             steps = self._steps[block] = self._plan(block)
@@ -333,13 +405,14 @@ class Machine:
         finally:
             self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered = saved
 
-    def _owners(self, buffer: Buffer) -> np.ndarray:
-        """Per element of ``buffer``'s data, the order key of the last batched store to it."""
+    def _owners(self, buffer: Buffer) -> tuple[np.ndarray, list[int]]:
+        """Per element of ``buffer``'s data, the order key of the last batched store to it,
+        and (in a one-element list) the largest key ever stored there."""
         key = ("owners", id(buffer))
         hit = self.cache.get(key)
         if hit is None or hit[0] is not buffer:
-            hit = self.cache[key] = (buffer, np.zeros(buffer.data.size, np.int64))
-        return hit[1]
+            hit = self.cache[key] = (buffer, np.zeros(buffer.data.size, np.int64), [0])
+        return hit[1], hit[2]
 
     def latest_stores(self, buffer: Buffer, ids, loc: np.ndarray, value: np.ndarray):
         """(locations, values) of a store of rows ``value`` at data locations ``loc`` by
@@ -347,20 +420,72 @@ class Machine:
         an element takes the value of the latest iteration storing it (iteration j of a
         batch is slots j * T .. j * T + T - 1). Two stores of one iteration, the later wins;
         of iterations 3 and 1, iteration 3's whichever op stored last. Unchanged for other
-        buffers."""
+        buffers. When this store's earliest iteration is no earlier than any key stored so
+        far (the batch's first store to the buffer), every element is kept unread."""
         entry = self.ordered.get(id(buffer))
         if entry is None or entry[0] is not buffer or not loc.size:
             return loc, value
-        _, owners, epoch, base = entry
-        slots = self.chunk.slots if ids is None else ids
-        key = epoch + slots // base
-        if loc.ndim > 1:  # (repeated per element: a broadcast (n, 1) column is slow)
-            key = np.repeat(key, loc[0].size).reshape(loc.shape)
-        keep = key >= owners[loc]
-        if not keep.all():
-            loc, value, key = loc[keep], np.broadcast_to(value, keep.shape)[keep], key[keep]
+        _, (owners, latest), epoch, base = entry
+        per = loc[0].size if loc.ndim > 1 else 1
+        if ids is None:
+            threads = self.chunk.threads
+            lowest, highest = epoch, epoch + (threads - 1) // base
+            cached = ("iterations", threads, base, per)
+            steps = self.cache.get(cached)
+            if steps is None:  # (repeated per element: a broadcast (n, 1) column is slow)
+                steps = self.cache[cached] = np.repeat(np.arange(threads, dtype=np.int64) // base, per)
+            key = (steps + epoch).reshape(loc.shape)
+        else:
+            lowest, highest = epoch + int(ids[0]) // base, epoch + int(ids[-1]) // base
+            key = np.repeat(epoch + ids // base, per).reshape(loc.shape)
+        if lowest < latest[0]:
+            keep = key >= owners[loc]
+            if not keep.all():
+                loc, value, key = loc[keep], np.broadcast_to(value, keep.shape)[keep], key[keep]
         owners[loc] = key
+        latest[0] = max(latest[0], highest)
         return loc, value
+
+    def recall(self, key: tuple, operands: tuple) -> np.ndarray | None:
+        """The result kept under ``key`` for exactly these ``operands`` (the same arrays), or
+        None. Values are never written in place, so a pure op (index arithmetic, an access's
+        addresses) run again on the same arrays, as a loop-invariant one on each iteration,
+        gives the kept result (:meth:`remember`)."""
+        hit = self._results.get(key)
+        if hit is None:
+            return None
+        for kept, operand in zip(hit[0], operands):
+            if kept is not operand:
+                return None
+        self._results.move_to_end(key)
+        return hit[1]
+
+    def remember(self, key: tuple, operands: tuple, result: np.ndarray) -> None:
+        """Keep ``result`` for :meth:`recall` (holding the operands, so that their ids are
+        not reused), the least recently used dropped beyond ``_KEPT_RESULT_BYTES``."""
+        size = result.nbytes
+        if size > _KEPT_RESULT_BYTES // 8:
+            return
+        results = self._results
+        old = results.pop(key, None)
+        if old is not None:
+            self._result_bytes -= old[1].nbytes
+        results[key] = (operands, result)
+        self._result_bytes += size
+        while self._result_bytes > _KEPT_RESULT_BYTES or len(results) > _KEPT_RESULT_ENTRIES:
+            self._result_bytes -= results.popitem(last=False)[1][1].nbytes
+
+    def uniform(self, value: int, dtype) -> np.ndarray:
+        """The uniform value ``[value]`` of ``dtype``, one array per value (a sequential loop's
+        induction variable: work kept by operand identity (:meth:`recall`) carries over to
+        the iterations of later runs of the loop with the same value)."""
+        key = (value, dtype)
+        array = self._uniforms.get(key)
+        if array is None:
+            if len(self._uniforms) >= _UNIFORM_ENTRIES:
+                self._uniforms.clear()
+            array = self._uniforms[key] = np.array([value], dtype)
+        return array
 
     def step_limit(self, block: Block) -> None:
         """Stop the run: it executed more ops than ``max_steps`` (the op owning ``block``,
@@ -439,6 +564,11 @@ class Machine:
         numpy; a per-thread index costs one multiply-add and one ``max`` (its bits read as
         unsigned, so a negative index is huge) for the bounds.
         """
+        key = (op, id(buffer), rows, starts, *map(id, indices))
+        operands = (buffer, *indices)
+        kept = self.recall(key, operands)
+        if kept is not None:
+            return kept
         shape = buffer.shape
         strides = buffer.strides
         rank = len(shape)
@@ -471,11 +601,15 @@ class Machine:
         if start:
             flat = flat + start
         if starts:
-            return flat
-        if rows and len(vshape) > 1:
+            pass
+        elif rows and len(vshape) > 1:
             offsets = self._vector_offsets(buffer, vshape, 1)[..., 0]
-            return flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
-        return flat if rows else self.spread(flat, buffer, vshape)
+            flat = flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
+        elif not rows:
+            flat = self.spread(flat, buffer, vshape)
+        if not suspect:  # (in bounds for every slot: whatever the mask, the same answer)
+            self.remember(key, operands, flat)
+        return flat
 
     def spread(self, starts: np.ndarray, buffer: Buffer, vshape: tuple[int, ...], scale: int = 1) -> np.ndarray:
         """The locations (n, *vshape) of the vectors of ``buffer`` starting at ``starts``
@@ -495,38 +629,35 @@ class Machine:
             offsets = self._vector_offsets(buffer, vshape, 1)[0] * scale
             if n * offsets.size > _SMALL_REPEAT:  # (big ones are not kept)
                 return starts.reshape((n,) + (1,) * len(vshape)) + offsets
-            offsets = self._offsets[key] = np.ascontiguousarray(np.broadcast_to(offsets, (n, *vshape)))
+            offsets = self._keep_offsets(key, np.ascontiguousarray(np.broadcast_to(offsets, (n, *vshape))))
         return np.repeat(starts, offsets[0].size).reshape(offsets.shape) + offsets
 
     def _largest(self, index: np.ndarray) -> int:
         """The largest of a per-thread index read as unsigned (a negative one is huge).
 
-        An index array is typically used by several accesses (a loop's fragment loads), and
-        values are never written in place, so the answer is kept by the array's identity
-        (holding the array, so that its id is not reused) for small arrays. A batched loop's
-        values repeated from outside take their original's answer, and its induction
-        variable the one it was given (:meth:`note_largest`).
+        An index array is typically used by several accesses (a loop's fragment loads, and
+        with :meth:`recall` the same arrays on every iteration), and values are never
+        written in place, so the answer is kept by the array's identity (with a weak
+        reference, so that a reused id is told apart). A batched loop's values repeated
+        from outside take their original's answer, and its induction variable the one it
+        was given (:meth:`note_largest`).
         """
         key = id(index)
         hit = self._largest_cache.get(key)
-        if hit is not None and hit[0] is index:
+        if hit is not None and hit[0]() is index:
             return hit[1]
         source = self.repeated.get(key)
+        noted = self._noted
         if source is not None and source[0] is index:
             largest = self._largest(source[1])
-            if index.size > _LARGEST_CACHE_ELEMENTS:
-                return largest
-        elif index.size > _LARGEST_CACHE_ELEMENTS:
-            hit = self._noted
-            if hit is not None and hit[0] is index:
-                return hit[1]
-            return int(index.view(np.uint64).max())
+        elif noted is not None and noted[0] is index:
+            largest = noted[1]
         else:
             largest = int(index.view(np.uint64).max())
         cache = self._largest_cache
         if len(cache) >= _LARGEST_CACHE_ENTRIES:
             cache.clear()
-        cache[id(index)] = (index, largest)
+        cache[key] = (weakref.ref(index), largest)
         return largest
 
     def note_largest(self, index: np.ndarray, largest: int) -> None:
@@ -559,8 +690,20 @@ class Machine:
             strides = buffer.strides[len(buffer.shape) - len(vshape):]
             for n, stride in zip(vshape, strides):
                 offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * stride)
-            cached = self._offsets[key] = np.ascontiguousarray(np.broadcast_to(offsets, (rows, *vshape)))
+            cached = self._keep_offsets(key, np.ascontiguousarray(np.broadcast_to(offsets, (rows, *vshape))))
         return cached
+
+    def _keep_offsets(self, key: tuple, offsets: np.ndarray) -> np.ndarray:
+        """Keep an offsets table (a function of shapes only) with the kernel's static data,
+        for every run of the kernel; all are dropped beyond ``_KEPT_OFFSET_BYTES``."""
+        kept = self._offsets
+        total = kept.get("bytes", 0) + offsets.nbytes
+        if total > _KEPT_OFFSET_BYTES:
+            kept.clear()
+            total = offsets.nbytes
+        kept["bytes"] = total
+        kept[key] = offsets
+        return offsets
 
     def active_ids(self, mask: np.ndarray) -> np.ndarray | None:
         """Indices of active threads, or None when every thread slot is active."""
@@ -576,19 +719,15 @@ class Machine:
             base = self._bases[key] = base.reshape((self.chunk.threads, *vshape))
         return base
 
-    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None,
-                        owned: bool = False) -> np.ndarray:
+    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
         """Locations in the block-major data of ``buffer`` of offsets ``flat`` (threads or 1,
         *vector), or of the rows ``ids`` (active threads) when given: the offsets themselves
-        when the chunk is one block. ``owned``: ``flat`` (threads, ...) is the caller's own
-        array, which may be overwritten with the answer."""
+        when the chunk is one block."""
         if self.chunk.blocks == 1:
             return flat
         base = self.shared_base(buffer, flat.shape[1:])
         if ids is not None:
             base = base[ids]
-        if owned and flat.shape == base.shape and flat.dtype == base.dtype:
-            return np.add(flat, base, out=flat)
         return base + flat
 
     def gather_rows(self, buffer: Buffer, starts: np.ndarray, length: int) -> np.ndarray:
@@ -714,6 +853,203 @@ class Machine:
         for extent in vshape:
             size *= extent
         return first[:, None] + np.arange(size)
+
+    def induction(self, values: range, threads: int, dtype) -> np.ndarray:
+        """A batched loop's induction variable over iterations ``values`` run side by side:
+        ``np.repeat(values, threads)`` (iteration j in slots j * threads .. + threads - 1),
+        noted for :meth:`iterations` and, for an index, :meth:`_largest`. The same array
+        for the same iterations (kept, bounded), so that work keyed by values' identities
+        (:meth:`row_view`, batching's repeats) carries over to the loop's next run."""
+        key = (values.start, values.stop, values.step, threads, dtype)
+        hit = self._inductions.get(key)
+        if hit is None:
+            iv = np.asarray(values, dtype)
+            wide = np.repeat(iv, threads)
+            largest = int(iv.view(np.uint64).max()) if iv.dtype.itemsize == 8 else None
+            hit = (iv, wide, largest)
+            if wide.nbytes <= _INDUCTION_BYTES:
+                kept = self._inductions
+                if len(kept) >= _INDUCTION_ENTRIES or self._induction_bytes + wide.nbytes > _INDUCTION_BYTES:
+                    kept.clear()
+                    self._induction_bytes = 0
+                kept[key] = hit
+                self._induction_bytes += wide.nbytes
+        iv, wide, largest = hit
+        self.note_iterations(wide, iv, threads)
+        if largest is not None:  # (an index: its bounds checks need its largest)
+            self.note_largest(wide, largest)
+        return wide
+
+    def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:
+        """Record that ``wide`` (n,) is ``np.repeat(values, width)``: equal within each group
+        of ``width`` slots, as a batched loop's induction variable is within its iterations
+        (:mod:`~layoutkit.backends.simt.batching`). Kept by the array's identity (holding it,
+        so that its id is not reused) for at most a few hundred arrays; values are never
+        written in place."""
+        registry = self._iterations
+        if len(registry) >= _ITERATION_ENTRIES:
+            registry.clear()
+        registry[id(wide)] = (wide, values, width)
+
+    def iterations(self, value: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """(values, width) with ``value == np.repeat(values, width)`` as noted
+        (:meth:`note_iterations`), also for a noted value repeated for a batched loop
+        (``self.repeated``): k times over, its values tiled k times. None if not known."""
+        hit = self._iterations.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1], hit[2]
+        source = self.repeated.get(id(value))
+        if source is None or source[0] is not value:
+            return None
+        inner = self.iterations(source[1])
+        if inner is None:
+            return None
+        values = np.tile(inner[0], source[2])
+        self.note_iterations(value, values, inner[1])
+        return values, inner[1]
+
+    def grouped(self, value: np.ndarray, width: int) -> tuple[np.ndarray, int] | None:
+        """(values, width) when ``value`` (n,) is equal within each group of ``width`` slots
+        though not noted so (:meth:`note_iterations`; e.g. a batched loop's index sliced to
+        one iteration), found by one comparison and then noted; None if it is not (kept
+        too, by weak reference). Example: [5, 5, 7, 7] in groups of 2 -> ([5, 7], 2)."""
+        key = (id(value), width)
+        hit = self._grouped.get(key)
+        if hit is not None and hit[0]() is value:
+            return hit[1]
+        answer = None
+        n = value.shape[0]
+        if value.ndim == 1 and n % width == 0:
+            groups = value.reshape(n // width, width)
+            first = groups[:, 0]
+            if (groups == first[:, None]).all():
+                answer = (first.copy(), width)
+                self.note_iterations(value, answer[0], width)
+        if len(self._grouped) >= _ITERATION_ENTRIES:
+            self._grouped.clear()
+        self._grouped[key] = (weakref.ref(value), answer)
+        return answer
+
+    def row_view(self, op, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple[np.ndarray, bool] | None:
+        """A contiguous vector access of private ``buffer`` over every slot, by indices each
+        uniform or equal within groups of the data's ``columns`` slots (:meth:`iterations`),
+        as a strided view (*groups, size, columns) of its (elements, columns) data, and
+        whether the groups' rows are disjoint (a store may write through the view); or None.
+        In a batched loop slot ``g * columns + t`` is group g of thread t. The groups'
+        starts must form a grid (:func:`progression`) and lie in bounds (else the general
+        path checks and reports). Example: memref<4x8x2x2xf32> over 128 columns indexed
+        ``[%mi, %ni, 0, 0]`` with %mi = 0..3 in groups of 128 slots and %ni = 0..7 in
+        groups of 512: starts ``32 * mi + 4 * ni``, a view (8, 4, 4, 128) with row steps
+        (4, 32, 1). The grid is kept with the kernel's static data by the indices' values."""
+        data = buffer.data
+        slots = self.chunk.threads
+        key = ["row view", op, slots, data.shape[1]]
+        for index in indices:
+            if index.shape[0] == 1:
+                key.append(int(index[0]))
+                continue
+            found = None
+            if index.shape[0] == slots:
+                found = self.iterations(index) or self.grouped(index, data.shape[1])
+            if found is None:
+                return None
+            key.append((found[0].tobytes(), found[0].dtype.str, found[1]))
+        key = tuple(key)
+        grid = self.static.get(key, False)
+        if grid is False:
+            grid = self._row_grid(buffer, indices, vshape)
+            views = self.static.setdefault("row views", [])
+            if len(views) >= _ROW_VIEW_ENTRIES:
+                for old in views:
+                    self.static.pop(old, None)
+                views.clear()
+            views.append(key)
+            self.static[key] = grid
+        if grid is None:
+            return None
+        return _grid_view(data, grid), grid[3], grid
+
+    def forwards(self, ref: SSAValue) -> bool:
+        """Whether stores to private memref ``ref`` may wait in :meth:`stored_rows`: it is
+        the result of an allocation and every use of it is a load or a store, so no alias,
+        call, loop argument or transfer reaches its buffer behind the load and store
+        handlers' back. Kept with the kernel."""
+        key = ("forwards", ref)
+        answer = self.static.get(key)
+        if answer is None:
+            owner = ref.owner
+            answer = self.static[key] = isinstance(owner, (memref.AllocaOp, memref.AllocOp)) and all(
+                isinstance(use.operation, _PLAIN_ACCESSES) and use.index == _MEMREF_OPERAND[type(use.operation)]
+                for use in ref.uses)
+        return answer
+
+    def stored_rows(self, buffer: Buffer, grid: tuple, value: np.ndarray) -> None:
+        """Store ``value`` (slots, *vector) to private ``buffer`` through the view of ``grid``
+        (:meth:`row_view`) later: a load through the same view reads ``value`` itself
+        (:meth:`rows_stored`; values are never written in place), a store through it
+        replaces it, and any other access to the buffer first writes it
+        (:meth:`settle_rows`). An mma loop's accumulator then stays out of the data
+        between K steps: each step loads what the previous one stored."""
+        entry = self._stored.get(id(buffer))
+        if entry is not None and (entry[1] != grid or entry[2] != self.chunk.threads):
+            self.settle_rows(buffer)
+        self._stored[id(buffer)] = (buffer, grid, self.chunk.threads, value)
+
+    def rows_stored(self, buffer: Buffer, grid: tuple, vshape: tuple[int, ...]) -> np.ndarray | None:
+        """The value waiting to be stored to ``buffer`` through the view of ``grid`` by as
+        many slots, if its vector shape is ``vshape``; else None."""
+        entry = self._stored.get(id(buffer))
+        if entry is None or entry[1] != grid or entry[2] != self.chunk.threads:
+            return None
+        value = entry[3]
+        return value if value.shape[1:] == vshape else None
+
+    def settle_rows(self, buffer: Buffer) -> None:
+        """Write the store waiting for ``buffer`` (:meth:`stored_rows`), if any."""
+        if self._stored:
+            entry = self._stored.pop(id(buffer), None)
+            if entry is not None:
+                threads_to_rows(entry[3], _grid_view(buffer.data, entry[1]))
+
+    def _row_grid(self, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple | None:
+        """(first row, ((count, step), ...), rows per vector, disjoint) of :meth:`row_view`."""
+        columns = buffer.data.shape[1]
+        slots = self.chunk.threads
+        groups = slots // columns
+        if slots % columns or groups > _ROW_VIEW_GROUPS or not self.contiguous(buffer, vshape):
+            return None
+        shape = buffer.shape
+        lead = len(shape) - len(vshape)
+        uniform = 0
+        starts = None  # per group of columns slots (small: Python integers)
+        for d, (index, stride) in enumerate(zip(indices, buffer.strides)):
+            limit = shape[d] - (vshape[d - lead] if d >= lead else 1)
+            if index.shape[0] == 1:
+                first = int(index[0])
+                if first < 0 or first > limit:
+                    return None
+                uniform += first * stride
+                continue
+            values, width = self.iterations(index) or self.grouped(index, columns)
+            if width % columns:
+                return None
+            values = values.tolist()
+            if min(values) < 0 or max(values) > limit:
+                return None
+            times = width // columns
+            terms = [v * stride for v in values for _ in range(times)]
+            starts = terms if starts is None else [a + b for a, b in zip(starts, terms)]
+        if starts is None:
+            return None
+        grid = progression(starts)
+        if grid is None:
+            return None
+        size = 1
+        for extent in vshape:
+            size *= extent
+        ordered = sorted(starts)
+        disjoint = all(b - a >= size for a, b in zip(ordered, ordered[1:]))
+        return grid[0] + uniform, grid[1], size, disjoint
 
     def transfer_owner(self, buffer: Buffer, flat: np.ndarray):
         threads = self.chunk.threads

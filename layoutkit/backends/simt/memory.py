@@ -74,11 +74,22 @@ class RaceTracker:
         self.all_written = False
         self._stored_since_scan = False
         self.order: WarpOrder | None = None  # named barriers: see warp_order
+        # the (locations, threads) of the epoch's first store, all locations distinct, not yet
+        # entered in ``writer`` (see store); ``writer`` holds entries to clear at a barrier
+        self.pending_write: tuple[np.ndarray, np.ndarray] | None = None
+        self._writer_dirty = False
 
     def enable_order(self, warp_size: int) -> None:
         """Track which warps named barriers order (one block per chunk)."""
         if self.order is None:
             self.order = WarpOrder(self.blocks * self.size, warp_size)
+
+    def _fold_write(self) -> None:
+        if self.pending_write is not None:
+            loc, thread = self.pending_write
+            self.pending_write = None
+            self.writer[loc] = thread
+            self._writer_dirty = True
 
     def _fold_reads(self) -> None:
         if not self.pending_reads:
@@ -102,19 +113,23 @@ class RaceTracker:
             self.order.forget()
         if blocks is None:
             self.pending_reads.clear()
-            if self.has_writes:
+            self.pending_write = None
+            if self._writer_dirty:
                 self.writer.fill(-1)
+                self._writer_dirty = False
             if self.has_reads:
                 self.reader.fill(-1)
             self.has_writes = self.has_reads = False
             return
         self._fold_reads()
+        self._fold_write()
         for array in (self.writer, self.reader):
             array.reshape(self.blocks, self.size)[blocks] = -1
 
     def arrive(self, barrier: int, warps: int) -> None:
         """Warps ``warps`` (bit mask) arrive at named barrier ``barrier``: release their past."""
         self._fold_reads()
+        self._fold_write()
         self.order.arrive(barrier, warps, self.writer)
 
     def complete(self, barrier: int, waiters: int) -> None:
@@ -148,6 +163,8 @@ class RaceTracker:
 
     def mark_written(self, loc: np.ndarray) -> None:
         """Record that ``loc`` holds stored data (for the uninitialized-read check)."""
+        if self.all_written:  # (never reset: nothing to add)
+            return
         self.written[loc] = True
         self._stored_since_scan = True
 
@@ -166,6 +183,7 @@ class RaceTracker:
         self._record((loc, thread))
         if not self.has_writes:
             return None
+        self._fold_write()
         writer = self.writer[loc]
         conflict = (writer >= 0) & (writer != thread)
         if self.order is not None and conflict.any():
@@ -173,9 +191,24 @@ class RaceTracker:
         return self._first(conflict, writer)
 
     def store(self, loc: np.ndarray, thread: np.ndarray) -> tuple[int, int, str] | None:
-        """Record writes; return (position, other thread or MANY, kind) of the first race."""
+        """Record writes; return (position, other thread or MANY, kind) of the first race.
+
+        The first store since the barrier with no reads before it can race only with itself
+        (two threads storing one location); when its locations are distinct, which one
+        boolean scatter and count show, it is kept unentered (``pending_write``) until a
+        later access needs ``writer``: a barrier usually comes first and forgets it."""
         self._fold_reads()
         order = self.order
+        if (order is None and not self.has_writes and not self.has_reads
+                and self.writer.size <= SCAN_FACTOR * loc.size):
+            seen = np.zeros(self.writer.size, bool)
+            seen[loc] = True
+            if np.count_nonzero(seen) == loc.size:
+                self.pending_write = (loc, thread)
+                self.mark_written(loc)
+                self.has_writes = True
+                return None
+        self._fold_write()
         if self.has_writes:
             writer = self.writer[loc]
             conflict = (writer >= 0) & (writer != thread)
@@ -196,6 +229,7 @@ class RaceTracker:
             order.wrote(loc)
             self.reader[loc] = -1
         self.writer[loc] = thread
+        self._writer_dirty = True
         self.mark_written(loc)
         self.has_writes = True
         winner = self.writer[loc]

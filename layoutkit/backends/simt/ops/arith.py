@@ -59,10 +59,21 @@ def _distributed_constant(m, op, values: np.ndarray) -> np.ndarray:
 
 @handles(*(cls for cls in BINARY if cls not in DIVISIONS))
 def binary(m, op, mask) -> None:
+    """One numpy operation; an integer one (index arithmetic) is kept by its operands'
+    identities (:meth:`Machine.recall`): run again on the same arrays, as loop-invariant
+    index math on each iteration, it costs a lookup."""
     lhs, rhs, result, function, dtype = _binary_info(m, op)
     env = m.env
-    out = function(env[lhs], env[rhs])
-    env[result] = np.asarray(out).astype(dtype, copy=False)
+    a, b = env[lhs], env[rhs]
+    if dtype.kind in "iu":
+        key = (op, id(a), id(b))
+        out = m.recall(key, (a, b))
+        if out is None:
+            out = np.asarray(function(a, b)).astype(dtype, copy=False)
+            m.remember(key, (a, b), out)
+        env[result] = out
+        return
+    env[result] = np.asarray(function(a, b)).astype(dtype, copy=False)
 
 
 def _binary_info(m, op) -> tuple:
@@ -82,14 +93,21 @@ def division(m, op, mask) -> None:
     """An integer division or remainder; a zero divisor of an active thread (undefined
     behaviour in MLIR, a garbage value on GPUs) is reported."""
     lhs, rhs, result, function, dtype = _binary_info(m, op)
-    divisor = m.env[rhs]
+    dividend, divisor = m.env[lhs], m.env[rhs]
+    key = (op, id(dividend), id(divisor))
+    out = m.recall(key, (dividend, divisor))  # (kept only when no divisor at all was zero)
+    if out is not None:
+        m.env[result] = out
+        return
     zero = divisor == 0
     if zero.ndim > 1:
         zero = zero.reshape(zero.shape[0], -1).any(axis=1)
     zero = zero & mask if zero.shape[0] == mask.shape[0] else (mask & zero[0])
     if zero.any():
         m.fail(op, "integer division by zero", int(np.flatnonzero(zero)[0]))
-    m.env[result] = np.asarray(function(m.env[lhs], divisor)).astype(dtype, copy=False)
+    out = m.env[result] = np.asarray(function(dividend, divisor)).astype(dtype, copy=False)
+    if divisor.all():
+        m.remember(key, (dividend, divisor), out)
 
 
 @handles(*UNARY)

@@ -15,6 +15,7 @@ from layoutkit.backends.simt.machine import (
     rows_to_threads,
     threads_first,
     threads_last,
+    threads_to_rows,
 )
 from layoutkit.backends.simt.memory import Buffer
 from layoutkit.backends.simt.observers import count_global_sectors
@@ -81,6 +82,13 @@ def load(m, op, mask) -> None:
     indices = [env[v] for v in index_values]
     if space == "private":
         start = m.uniform_offset(op, buffer, indices, vshape, mask)
+        view = m.row_view(op, buffer, indices, vshape) if m.full and start is None else None
+        if view is not None:  # a store waiting for this view: its value (Machine.stored_rows)
+            stored = m.rows_stored(buffer, view[2], vshape)
+            if stored is not None:
+                env[result] = stored
+                return
+        m.settle_rows(buffer)
         if start is not None and m.contiguous(buffer, vshape):
             # the elements' rows of (elements, threads) data, one copy to (threads, *vshape)
             size = 1
@@ -90,6 +98,9 @@ def load(m, op, mask) -> None:
             if rows.shape[1] != m.chunk.threads:  # thread slots repeated (loop batching)
                 rows = rows[:, m.chunk.column]
             env[result] = rows.T.copy().reshape((rows.shape[1], *vshape)) if vshape else rows[0].copy()
+            return
+        if view is not None:  # groups of slots indexed alike (a batched loop's iterations)
+            env[result] = rows_to_threads(view[0]).reshape(m.chunk.threads, *vshape)
             return
         starts = m.addresses(op, buffer, indices, vshape, mask, starts=True)
         if starts.shape[0] != 1:
@@ -147,9 +158,8 @@ def _load_rows(m, op, buffer: Buffer, indices, vshape, mask, result) -> None:
     if ids is not None and starts.shape[0] != 1:
         starts = np.where(expand(mask, starts.ndim), starts, 0)
     if buffer.space == "shared":
-        # addresses' answer is a new array unless it is an index itself (stride 1, no other)
-        owned = ids is not None or not any(starts is index for index in indices)
-        starts = m.shared_location(buffer, starts, owned=owned)
+        # (not in place: addresses' answer may be kept for operands seen again)
+        starts = m.shared_location(buffer, starts)
     m.env[result] = m.gather_rows(buffer, starts, vshape[-1])
     if buffer.space == "shared":
         m.shared_rows_access(op, buffer, "load", ids, starts, vshape[-1])
@@ -169,6 +179,12 @@ def store(m, op, mask) -> None:
     space = buffer.space
     if space == "private" and m.full:
         start = m.uniform_offset(op, buffer, indices, vshape, mask)
+        view = m.row_view(op, buffer, indices, vshape) if start is None else None
+        if (view is not None and view[1] and value.shape[0] == m.chunk.threads
+                and value.dtype == buffer.data.dtype and m.forwards(memref_value)):
+            m.stored_rows(buffer, view[2], value)  # (written when another access needs it)
+            return
+        m.settle_rows(buffer)
         if start is not None and m.contiguous(buffer, vshape):
             # (threads or 1, *vshape) -> rows of (elements, threads) data
             size = 1
@@ -176,6 +192,11 @@ def store(m, op, mask) -> None:
                 size *= n
             buffer.data[start:start + size] = value.reshape(value.shape[0], size).T
             return
+        if view is not None and view[1]:  # disjoint rows of groups of slots
+            threads_to_rows(value, view[0])
+            return
+    elif space == "private":
+        m.settle_rows(buffer)
     threads = m.chunk.threads
     ids = None if m.full else np.flatnonzero(mask)
     if space == "private":
@@ -232,6 +253,7 @@ def atomic_rmw(m, op, mask) -> None:
     loc = flat[ids]
     data = buffer.data.reshape(-1)  # a view: every buffer's data is C-contiguous
     if buffer.space == "private":  # element-major (elements, threads)
+        m.settle_rows(buffer)
         loc = loc * m.chunk.threads + ids
     elif buffer.space == "shared":
         loc = m.shared_base(buffer, ())[ids] + loc

@@ -64,7 +64,7 @@ def for_(m, op, mask) -> None:
         if m.batch_loops and len(ivs) > 1 and batching.run(m, op, mask, ivs, lb.dtype):
             return
         for i in ivs:
-            m.env[iv_arg] = np.array([i], lb.dtype)
+            m.env[iv_arg] = m.uniform(i, lb.dtype)
             for arg, v in zip(carried_args, carried):
                 m.env[arg] = v
             carried = m.run_block(body, mask) or []
