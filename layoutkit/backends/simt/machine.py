@@ -745,19 +745,15 @@ class Machine:
             base = self._bases[key] = base.reshape((self.chunk.threads, *vshape))
         return base
 
-    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None,
-                        owned: bool = False) -> np.ndarray:
+    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
         """Locations in the block-major data of ``buffer`` of offsets ``flat`` (threads or 1,
         *vector), or of the rows ``ids`` (active threads) when given: the offsets themselves
-        when the chunk is one block. ``owned``: ``flat`` (threads, ...) is the caller's own
-        array, which may be overwritten with the answer."""
+        when the chunk is one block."""
         if self.chunk.blocks == 1:
             return flat
         base = self.shared_base(buffer, flat.shape[1:])
         if ids is not None:
             base = base[ids]
-        if owned and flat.shape == base.shape and flat.dtype == base.dtype:
-            return np.add(flat, base, out=flat)
         return base + flat
 
     def gather_rows(self, buffer: Buffer, starts: np.ndarray, length: int) -> np.ndarray:

@@ -158,9 +158,8 @@ def _load_rows(m, op, buffer: Buffer, indices, vshape, mask, result) -> None:
     if ids is not None and starts.shape[0] != 1:
         starts = np.where(expand(mask, starts.ndim), starts, 0)
     if buffer.space == "shared":
-        # (only np.where's copy is this load's own: addresses' answer may be an index
-        # itself or an array it keeps for the next access with the same operands)
-        starts = m.shared_location(buffer, starts, owned=ids is not None)
+        # (not in place: addresses' answer may be kept for operands seen again)
+        starts = m.shared_location(buffer, starts)
     m.env[result] = m.gather_rows(buffer, starts, vshape[-1])
     if buffer.space == "shared":
         m.shared_rows_access(op, buffer, "load", ids, starts, vshape[-1])
