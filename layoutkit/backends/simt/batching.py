@@ -63,6 +63,8 @@ _STORES = (memref.StoreOp, vector.StoreOp)
 _PER_THREAD = (*_ACCESSES, vector.InsertOp, vector.ExtractOp, nvgpu.MmaSyncOp, scf.ForOp, scf.YieldOp)
 _KEY = "batch plan"
 _NESTED = "nested batch plan"
+_DECIDED = "batch decision"
+_ALL_ACTIVE = "all active masks"  # static: read-only all-true masks by size
 
 
 @dataclass(frozen=True)
@@ -187,9 +189,13 @@ def plan(loop: scf.ForOp) -> Plan | None:
                 body, body.args[0])
 
 
-def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
-    """Run ``loop`` over induction values ``ivs`` batched; False (nothing run) when it
-    may not be."""
+def decide(m, loop: scf.ForOp):
+    """(plan, fission or None) of ``loop``, or None when it is never batched; planned once
+    per kernel (the static part of :func:`run`'s decision)."""
+    key = (_DECIDED, loop)
+    decided = m.static.get(key, False)
+    if decided is not False:
+        return decided
     cached = m.static.get((_KEY, loop), False)
     if cached is False:
         cached = m.static[(_KEY, loop)] = plan(loop)
@@ -202,9 +208,24 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
         from layoutkit.backends.simt import fission
 
         split = fission.of(m, loop)
-        if split is None:
-            return False
-        cached = split.plan
+        cached = split.plan if split is not None else None
+    decided = m.static[key] = None if cached is None else (cached, split, _arrays(cached))
+    return decided
+
+
+def _arrays(cached: Plan) -> tuple[SSAValue, ...]:
+    """The values from outside the body that hold arrays (not memrefs: buffers)."""
+    return tuple(v for v in cached.outer if not isinstance(v.type, MemRefType))
+
+
+def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype, decided=False) -> bool:
+    """Run ``loop`` over induction values ``ivs`` batched; False (nothing run) when it
+    may not be. ``decided``: :func:`decide`'s answer, when the caller keeps it."""
+    if decided is False:
+        decided = decide(m, loop)
+    if decided is None:
+        return False
+    cached, split, arrays = decided
     stats = m.stats
     if stats.ops + len(ivs) * cached.ops > stats.max_steps:
         return False  # (a loop reaching the step limit runs one iteration at a time: exact count)
@@ -228,16 +249,18 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
             if other_ref is not ref and (other is buffer or np.may_share_memory(other.data, buffer.data)):
                 return False
     if split is not None:
+        from layoutkit.backends.simt import fission
+
         group = fission.group(m, split, threads, group)
         if group < 2 or any(buffers[ref].space != "private" for ref in split.refs):
             return False
         steps = m._steps
         block = split.block
         kept = steps.get(block)
-        planned = kept or m._plan(block)
+        planned = kept or fission.planned(m, split)
         m.cache[_NEST] = split.path
         try:
-            return _run(m, cached, mask, ivs, dtype, threads, group,
+            return _run(m, cached, arrays, mask, ivs, dtype, threads, group,
                         lambda times: steps.__setitem__(block, fission.steps(m, split, times, planned)))
         finally:
             m.cache[_NEST] = nest
@@ -245,40 +268,60 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
                 steps.pop(block, None)
             else:
                 steps[block] = kept
-    return _run(m, cached, mask, ivs, dtype, threads, group)
+    return _run(m, cached, arrays, mask, ivs, dtype, threads, group)
 
 
-def _run(m, cached: Plan, mask: np.ndarray, ivs: range, dtype, threads: int, group: int,
-         prepare=None) -> bool:
+def _run(m, cached: Plan, arrays: tuple[SSAValue, ...], mask: np.ndarray, ivs: range, dtype,
+         threads: int, group: int, prepare=None) -> bool:
     """Run the batched groups of ``ivs``; ``prepare(times)`` before each (fission's steps)."""
     env = m.env
-    buffers = {ref: env[ref] for ref in cached.ordered}
-    body = cached.body
     iv_arg = cached.iv
-    saved = {v: env[v] for v in cached.outer}
+    saved = [(v, env[v]) for v in arrays]
+    wide_values = [(v, value) for v, value in saved
+                   if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1]
+    repeated = m.repeated
     mine: list[int] = []  # this run's entries of m.repeated
     try:
         for first in range(0, len(ivs), group):
             values = ivs[first:first + group]
             times = len(values)
-            for v, value in saved.items():
-                if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1:
-                    wide = env[v] = _repeat(m, value, times)
-                    m.repeated[id(wide)] = (wide, value, times)
-                    mine.append(id(wide))
+            for v, value in wide_values:
+                wide = env[v] = _repeat(m, value, times)
+                repeated[id(wide)] = (wide, value, times)
+                mine.append(id(wide))
             if prepare is not None:
                 prepare(times)
             # (a buffer an enclosing batched run orders keeps that order: nested_plan)
-            ordered = [buffers[ref] for ref in cached.ordered if m.ordered.get(id(buffers[ref]), (None,))[0]
-                       is not buffers[ref]]
-            with m.repeated_slots(times, ordered):
+            ordered = [buffer for buffer in (env[ref] for ref in cached.ordered)
+                       if m.ordered.get(id(buffer), (None,))[0] is not buffer]
+            outer = m.enter_repeated(times, ordered)
+            try:
                 env[iv_arg] = m.induction(values, threads, dtype)
-                m.run_block(body, _repeat(m, mask, times))
+                m.run_block(cached.body, _repeat_mask(m, mask, times))
+            finally:
+                m.leave_repeated(outer)
     finally:
-        env.update(saved)
+        for v, value in saved:
+            env[v] = value
         for key in mine:
-            m.repeated.pop(key, None)
+            repeated.pop(key, None)
     return True
+
+
+def _repeat_mask(m, mask: np.ndarray, times: int) -> np.ndarray:
+    """``mask`` repeated ``times`` over (:func:`_repeat`); with every slot active, one
+    read-only all-true mask per size for the kernel (kept across runs)."""
+    if not m.full:
+        return _repeat(m, mask, times)
+    size = mask.shape[0] * times
+    kept = m.static.setdefault(_ALL_ACTIVE, {})
+    active = kept.get(size)
+    if active is None:
+        if len(kept) >= 64:
+            kept.clear()
+        active = kept[size] = np.ones(size, bool)
+        active.flags.writeable = False
+    return active
 
 
 # repeated values kept per machine (see _repeat), in bytes: kept arrays hold memory that

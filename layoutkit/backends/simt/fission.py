@@ -40,10 +40,11 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from layoutkit.backends.simt import batching
 from layoutkit.backends.simt.dtypes import element_dtype
-from layoutkit.backends.simt.machine import full
+from layoutkit.backends.simt.machine import Machine, full
 from layoutkit.ir.dialects.upstream import nvgpu
 
 _KEY = "fission plan"
+_PLANNED = "fission block steps"
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,18 @@ def of(m, loop: scf.ForOp) -> Fission | None:
     if cached is False:
         cached = m.static[(_KEY, loop)] = plan(loop)
     return cached
+
+
+def planned(m, fission: Fission) -> list:
+    """The (handler, op) steps of ``fission.block`` as the machine plans them, kept with
+    the kernel's static data when the machine's steps are (:meth:`Machine._plan`)."""
+    kept = m.static.setdefault((_PLANNED, type(m)), {}) if type(m)._plan is Machine._plan else None
+    if kept is None:
+        return m._plan(fission.block)
+    found = kept.get(fission.block)
+    if found is None:
+        found = kept[fission.block] = m._plan(fission.block)
+    return found
 
 
 def steps(m, fission: Fission, times: int, planned: list) -> list:

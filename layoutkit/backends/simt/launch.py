@@ -3,6 +3,7 @@ kernel arguments checked against the signature."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,16 +30,19 @@ def launch_dims(label: str, value, text: str | None = None) -> tuple[int, int, i
     """Grid or block sizes: 1-3 positive integers within CUDA's limits, padded with 1s.
     ``text`` is what the user wrote, quoted in errors. Example: (32, 8) -> (32, 8, 1)."""
     dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
-    shown = quote(text) if text is not None else repr(value)
+
+    def shown() -> str:  # (formatted only for an error: a repr costs as much as the checks)
+        return quote(text) if text is not None else repr(value)
+
     if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 1 for d in dims):
-        raise LayoutError(f"{label}: expected 1 to 3 positive integers X[,Y[,Z]], got {shown}")
+        raise LayoutError(f"{label}: expected 1 to 3 positive integers X[,Y[,Z]], got {shown()}")
     for axis, size, limit in zip("xyz", dims, LIMITS[label.lstrip("-")]):
         if size > limit:
-            raise LayoutError(f"{label}: {axis} size {size} exceeds the GPU limit {limit}, got {shown}")
-    threads = int(np.prod(dims, dtype=object))
+            raise LayoutError(f"{label}: {axis} size {size} exceeds the GPU limit {limit}, got {shown()}")
+    threads = math.prod(int(d) for d in dims)  # (Python ints: no overflow)
     if label.lstrip("-") == "block" and threads > MAX_THREADS_PER_BLOCK:
         raise LayoutError(f"{label}: {threads} threads per block exceed the GPU limit "
-                          f"{MAX_THREADS_PER_BLOCK}, got {shown}")
+                          f"{MAX_THREADS_PER_BLOCK}, got {shown()}")
     return tuple(int(d) for d in (*dims, 1, 1)[:3])
 
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import memref, vector
@@ -271,8 +270,8 @@ class Machine:
         # note_iterations
         self._iterations: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
         self._grouped: dict[tuple, tuple] = {}  # see grouped
-        self._inductions: dict[tuple, tuple] = {}
-        self._induction_bytes = 0
+        # (kept with the kernel's static data: the same arrays run after run)
+        self._inductions: dict[tuple, tuple] = self.static.setdefault("inductions", {})
         self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
         self._stored: dict[int, tuple] = {}  # see stored_rows
         self._result_bytes = 0
@@ -388,24 +387,28 @@ class Machine:
         finally:
             self.full = outer_full
 
-    @contextmanager
-    def repeated_slots(self, times: int, ordered: list[Buffer] = ()) -> Iterator[None]:
+    def enter_repeated(self, times: int, ordered: list[Buffer] = ()) -> tuple:
         """Run ops over this chunk's thread slots ``times`` over (:meth:`Chunk.repeated`),
         each op counting ``times`` executions: iterations side by side
-        (:mod:`~layoutkit.backends.simt.batching`). Caches shaped by the slots are kept per chunk.
-        Stores to the ``ordered`` buffers keep the latest iteration's value
-        (:meth:`latest_stores`)."""
+        (:mod:`~layoutkit.backends.simt.batching`), until :meth:`leave_repeated` with the
+        state returned. Caches shaped by the slots are kept per chunk. Stores to the
+        ``ordered`` buffers keep the latest iteration's value (:meth:`latest_stores`)."""
         saved = self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered
         self._epoch += 1 << 32
-        self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads, times)
-                                           for b in ordered}}
+        if ordered:
+            self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads, times)
+                                               for b in ordered}}
         self.chunk = self.chunk.repeated(times)
-        self._bases, self.thread_ids = self._slot_caches.setdefault(self.chunk, ({}, {}))
+        caches = self._slot_caches.get(self.chunk)
+        if caches is None:
+            caches = self._slot_caches[self.chunk] = ({}, {})
+        self._bases, self.thread_ids = caches
         self.weight *= times
-        try:
-            yield
-        finally:
-            self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered = saved
+        return saved
+
+    def leave_repeated(self, saved: tuple) -> None:
+        """Back to the slots before :meth:`enter_repeated` (its returned state)."""
+        self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered = saved
 
     def _owners(self, buffer: Buffer) -> tuple[np.ndarray, list[int]]:
         """Per element of ``buffer``'s data, the order key of the last batched store to it,
@@ -895,11 +898,12 @@ class Machine:
             hit = (iv, wide, largest)
             if wide.nbytes <= _INDUCTION_BYTES:
                 kept = self._inductions
-                if len(kept) >= _INDUCTION_ENTRIES or self._induction_bytes + wide.nbytes > _INDUCTION_BYTES:
+                total = kept.get("bytes", 0) + wide.nbytes
+                if len(kept) > _INDUCTION_ENTRIES or total > _INDUCTION_BYTES:
                     kept.clear()
-                    self._induction_bytes = 0
+                    total = wide.nbytes
                 kept[key] = hit
-                self._induction_bytes += wide.nbytes
+                kept["bytes"] = total
         iv, wide, largest = hit
         self.note_iterations(wide, iv, threads)
         if largest is not None:  # (an index: its bounds checks need its largest)
