@@ -276,16 +276,16 @@ def _run(m, cached: Plan, arrays: tuple[SSAValue, ...], mask: np.ndarray, ivs: r
     """Run the batched groups of ``ivs``; ``prepare(times)`` before each (fission's steps)."""
     env = m.env
     iv_arg = cached.iv
-    saved = [(v, env[v]) for v in arrays]
-    wide_values = [(v, value) for v, value in saved
-                   if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1]
+    # (only values over the slots are repeated, and restored: the body cannot redefine one)
+    saved = [(v, value) for v, value in ((v, env[v]) for v in arrays)
+             if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == threads != 1]
     repeated = m.repeated
     mine: list[int] = []  # this run's entries of m.repeated
     try:
         for first in range(0, len(ivs), group):
             values = ivs[first:first + group]
             times = len(values)
-            for v, value in wide_values:
+            for v, value in saved:
                 wide = env[v] = _repeat(m, value, times)
                 repeated[id(wide)] = (wide, value, times)
                 mine.append(id(wide))

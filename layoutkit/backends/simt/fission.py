@@ -60,6 +60,7 @@ class Fission:
     inputs: tuple[SSAValue, ...]  # values R reads from outside R (and split mmas' products)
     path: tuple[scf.ForOp, ...]  # the loops from the fissioned one's body down to the block
     accumulates: bool  # R is `load X[I]; ...; store X[I]` (see _accumulation)
+    parts: tuple = ()  # an accumulation's ops and values, read once (see _parts)
 
 
 def _nested_plans_ok(loop: scf.ForOp, block: Block, refs: set) -> bool:
@@ -140,8 +141,21 @@ def plan(loop: scf.ForOp) -> Fission | None:
     while op is not loop:
         path.insert(0, op)
         op = op.parent_op()
-    return Fission(whole, block, recurrent, refs, split, tuple(inputs), tuple(path),
-                   _accumulation(recurrent, path, loop))
+    accumulates = _accumulation(recurrent, path, loop)
+    return Fission(whole, block, recurrent, refs, split, tuple(inputs), tuple(path), accumulates,
+                   _parts(recurrent, split, tuple(inputs)) if accumulates else ())
+
+
+def _parts(recurrent: tuple[Operation, ...], split: frozenset, inputs: tuple[SSAValue, ...]) -> tuple:
+    """What :func:`_accumulate` reads of an accumulation's ops: (load, store, the ops between
+    as (op, split, result, accumulator), the inputs the load and store read, the inputs
+    that vary by iteration, the loaded value, the stored value)."""
+    load, *middle, store = recurrent
+    products = {r.results[0] for r in middle if r in split}
+    fixed = {*load.operands, *store.operands[1:]}
+    return (load, store, tuple((r, r in split, r.results[0], getattr(r, "matrix_c", None)) for r in middle),
+            tuple(v for v in inputs if v in fixed), tuple(v for v in inputs if v not in products and v not in fixed),
+            load.results[0], store.operands[0])
 
 
 def _accumulation(recurrent: tuple[Operation, ...], path, loop) -> bool:
@@ -291,34 +305,29 @@ def _accumulate(m, fission: Fission, handlers: dict, inputs: dict, slice_, mask,
     from the value the last one would have stored (a split mma adds its product,
     ``product + c``, as the mma does), then the store of the last value. The load and store
     count ``times`` iterations; what those of iterations 1 .. J-1 would move is never read."""
-    load, *middle, store = fission.recurrent
+    load, store, middle, fixed, varying, loaded, value = fission.parts
     stats = m.stats
     env = m.env
     weight = m.weight
     part = slice_(mask, 0)
     active = count // times
     m.full = True
-    products = {r.results[0] for r in middle if r in fission.split}
-    fixed = {*load.operands, *store.operands[1:]}
-    for v in fixed.intersection(inputs):
+    for v in fixed:
         env[v] = slice_(inputs[v], 0)
-    varying = [v for v in inputs if v not in products and v not in fixed]
     stats.ops += 2 * weight * times
     stats.thread_instructions += 2 * count
     handlers[load](m, load, part)
-    loaded, value = load.results[0], store.operands[0]
     for j in range(times):
         if j:
             env[loaded] = env[value]
         for v in varying:
             env[v] = slice_(inputs[v], j)
-        for r in middle:
-            if r in fission.split:  # (counted with its product)
-                result = r.results[0]
+        for r, is_split, result, matrix_c in middle:
+            if is_split:  # (counted with its product)
                 product = inputs[result]
                 vector_shape = product.shape[1:]
                 rows = product.reshape(repeats, times, width, *vector_shape)[:, j]
-                c = full(env[r.matrix_c], repeats * width).reshape(repeats, width, *vector_shape)
+                c = full(env[matrix_c], repeats * width).reshape(repeats, width, *vector_shape)
                 env[result] = np.add(rows, c).reshape(repeats * width, *vector_shape)
             else:
                 stats.ops += weight

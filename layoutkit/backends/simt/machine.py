@@ -341,10 +341,11 @@ class Machine:
         env = self.env
         clocks = self.clocks
         active = self.active_warps(mask) if clocks is not None else None
+        stats = self.stats
         with np.errstate(all="ignore"):
             for (handler, op), dead in zip(steps, releases):
-                self.stats.ops += 1
-                self.stats.thread_instructions += count
+                stats.ops += 1
+                stats.thread_instructions += count
                 if clocks is not None:
                     clocks += active
                 if handler is None:
