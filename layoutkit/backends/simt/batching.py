@@ -334,15 +334,28 @@ def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
     """``value`` (threads, ...) repeated ``times`` over along the threads. Values are never
     written in place, so a repeat is kept by the value's identity (holding the value, so
     its id is not reused): a loop's values from outside, such as the thread's lane, are
-    the same arrays each time the loop runs. At most ``KEPT_BYTES`` are kept."""
+    the same arrays each time the loop runs. At most ``KEPT_BYTES`` are kept. The repeats
+    of arrays that last from run to run (:meth:`Machine.note_lasting`: induction
+    variables) are kept with them, and last too."""
     key = ("repeat", id(value), times)
     kept = m.cache.get(key)
     if kept is not None and kept[0] is value:
         return kept[1]
+    kept_static = m.lasting
+    if kept_static.get(id(value)) is value:
+        kept = kept_static.get(key)
+        if kept is not None and kept[0] is value:
+            return kept[1]
+    else:
+        kept_static = None
     # (one broadcast copy: np.tile's reshape and repeat cost 1.5-3x as much on these sizes)
     wide = np.empty((times, *value.shape), value.dtype)
     wide[...] = value
     wide = wide.reshape(times * value.shape[0], *value.shape[1:])
+    if kept_static is not None and wide.nbytes <= KEPT_BYTES // 8:
+        m.note_lasting(wide)
+        kept_static[key] = (value, wide)
+        return wide
     total = m.cache.get("repeated bytes", 0) + wide.nbytes
     if total > KEPT_BYTES:
         for old in [k for k in m.cache if isinstance(k, tuple) and k and k[0] == "repeat"]:
@@ -352,3 +365,4 @@ def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
     if wide.nbytes <= KEPT_BYTES:
         m.cache[key] = (value, wide)
     return wide
+

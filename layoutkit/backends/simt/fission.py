@@ -188,7 +188,10 @@ def group(m, fission: Fission, threads: int, iterations: int) -> int:
     env = m.env
     for op in fission.path:
         lb, ub, step = env.get(op.lb), env.get(op.ub), env.get(op.step)
-        if any(not isinstance(v, np.ndarray) or v.shape != (1,) for v in (lb, ub, step)) or step[0] <= 0:
+        for v in (lb, ub, step):
+            if not isinstance(v, np.ndarray) or v.shape != (1,):
+                return 0
+        if step[0] <= 0:
             return 0
         nest *= max(len(range(int(lb[0]), int(ub[0]), int(step[0]))), 1)
     return min(iterations, batching.MAX_NEST_SLOTS // (threads * nest))
@@ -252,7 +255,7 @@ def _recurrence_handler(fission: Fission, base, times: int, handlers: dict):
     def recurrence(m, op, mask) -> None:
         """R over iteration 0, 1, ... of the fissioned loop (this step itself not counted)."""
         stats = m.stats
-        count = int(mask.sum())
+        count = int(np.count_nonzero(mask))
         stats.ops -= m.weight
         stats.thread_instructions -= count
         threads = m.chunk.threads

@@ -20,6 +20,7 @@ dialect under :mod:`layoutkit.backends.simt.ops`, registered by op class
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -158,6 +159,8 @@ _KEPT_RESULT_ENTRIES = 512
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
+_LASTING_ENTRIES = 256  # arrays lasting from run to run and work kept on them (note_lasting)
+_LASTING_BYTES = 1 << 21  # ... and their bytes at most
 
 
 def _grid_view(data: np.ndarray, grid: tuple) -> np.ndarray:
@@ -272,6 +275,8 @@ class Machine:
         self._grouped: dict[tuple, tuple] = {}  # see grouped
         # (kept with the kernel's static data: the same arrays run after run)
         self._inductions: dict[tuple, tuple] = self.static.setdefault("inductions", {})
+        # arrays that last from run to run, by id, and work kept on them (see note_lasting)
+        self.lasting: dict = self.static.setdefault("lasting", {})
         self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
         self._stored: dict[int, tuple] = {}  # see stored_rows
         self._result_bytes = 0
@@ -550,7 +555,7 @@ class Machine:
     def shared_buffer(self, op, name: str, type_) -> Buffer:
         """Shared memory of memref type ``type_``: one copy per block of the chunk."""
         shape = tuple(type_.get_shape())
-        size = int(np.prod(shape, dtype=np.int64))
+        size = math.prod(shape)
         dtype = element_dtype(type_)
         self._shared_bytes += size * dtype.itemsize
         if self._shared_bytes > MAX_SHARED_BYTES:
@@ -567,7 +572,7 @@ class Machine:
     def private_buffer(self, op, name: str, type_) -> Buffer:
         """Private memory of memref type ``type_``: one copy per thread, element-major."""
         shape = tuple(type_.get_shape())
-        size = int(np.prod(shape, dtype=np.int64))
+        size = math.prod(shape)
         dtype = element_dtype(type_)
         total = size * dtype.itemsize * self.chunk.threads
         if total > MAX_PRIVATE_BYTES:
@@ -906,10 +911,26 @@ class Machine:
                 kept[key] = hit
                 kept["bytes"] = total
         iv, wide, largest = hit
+        if key in self._inductions:
+            self.note_lasting(wide)
         self.note_iterations(wide, iv, threads)
         if largest is not None:  # (an index: its bounds checks need its largest)
             self.note_largest(wide, largest)
         return wide
+
+    def note_lasting(self, value: np.ndarray) -> None:
+        """Note that ``value`` lasts from run to run of the kernel (kept with its static data,
+        as :meth:`induction`'s arrays are), so that work on it may be kept so too (batching's
+        repeats). Kept by identity (holding it), at most ``_LASTING_BYTES`` of them."""
+        kept = self.lasting
+        if kept.get(id(value)) is value:
+            return
+        total = kept.get("bytes", 0) + value.nbytes
+        if total > _LASTING_BYTES or len(kept) > _LASTING_ENTRIES:
+            kept.clear()
+            total = value.nbytes
+        kept["bytes"] = total
+        kept[id(value)] = value
 
     def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:
         """Record that ``wide`` (n,) is ``np.repeat(values, width)``: equal within each group
