@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import scf
 
+import layoutkit
 from layoutkit.backends.simt import batching, fission
 
 from .kernels import kernel_module
@@ -85,10 +86,12 @@ SQUARES = """
 
 @pytest.mark.parametrize("threads", [64, 48])
 def test_private_accumulator_in_a_nested_loop(fissioned, threads):
-    """acc[i] += x[j, i, t]^2: the j loop's recurrence is in the i loop's body; with 48
-    threads the second warp is partial."""
+    """acc[i] += x[j, i, t]^2: the j loop's recurrence is in the i loop's body, an
+    accumulation (one load, 8 adds, one store) with 64 threads; with 48 the second warp is
+    partial and each iteration loads and stores."""
     x = np.random.default_rng(1).standard_normal((8, 4, 64)).astype(np.float32)
     module = kernel_module("%x: memref<8x4x64xf32>, %o: memref<4x64xf32>", SQUARES)
+    assert fission.plan(loops_of(module)[1]).accumulates
     runs = both(module, "k", 1, threads, {"x": x, "o": np.zeros((4, 64), np.float32)})
     assert_same(runs)
     assert fissioned and {name for name, _ in fissioned} == {"j"}
@@ -401,3 +404,20 @@ def test_fission_inside_a_batched_loop(fissioned):
     for j in range(8):
         want = want + x[j] * np.arange(1, 5, dtype=np.float32)[:, None]
     assert np.array_equal(runs[1][0]["out"], want)
+
+
+def test_a_fault_in_the_recurrence_names_the_same_thread_and_op(fissioned):
+    """acc[j] read at j = 4 of memref<4xf32>: the fissioned run reports what the run in
+    order reports (the first faulting iteration's load, the same thread)."""
+    body = ROTATE.replace("%prev = memref.load %acc[%other]", "%prev = memref.load %acc[%j]")
+    module = kernel_module("%x: memref<8x32xf32>, %o: memref<4x32xf32>", body)
+    assert fission.plan(loops_of(module)[1]) is not None
+    x = np.zeros((8, 32), np.float32)
+    errors = []
+    for batch in (False, True):
+        with pytest.raises(layoutkit.LayoutError, match="out of bounds") as caught:
+            layoutkit.simulate(module, "k", 1, 32, {"x": x, "o": np.zeros((4, 32), np.float32)},
+                               batch_loops=batch)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    assert fissioned

@@ -58,7 +58,7 @@ class Fission:
     split: frozenset[Operation]  # mma ops whose product runs outside R
     inputs: tuple[SSAValue, ...]  # values R reads from outside R (and split mmas' products)
     path: tuple[scf.ForOp, ...]  # the loops from the fissioned one's body down to the block
-    accumulates: bool  # R is `c = load X[I]; d = mma(a, b, c); store d, X[I]` (see _accumulation)
+    accumulates: bool  # R is `load X[I]; ...; store X[I]` (see _accumulation)
 
 
 def _nested_plans_ok(loop: scf.ForOp, block: Block, refs: set) -> bool:
@@ -140,30 +140,28 @@ def plan(loop: scf.ForOp) -> Fission | None:
         path.insert(0, op)
         op = op.parent_op()
     return Fission(whole, block, recurrent, refs, split, tuple(inputs), tuple(path),
-                   _accumulation(recurrent, split, path, loop))
+                   _accumulation(recurrent, path, loop))
 
 
-def _accumulation(recurrent: tuple[Operation, ...], split: frozenset, path, loop) -> bool:
-    """Whether R is one f32 accumulation at an address every iteration of ``loop`` shares:
-    ``%c = load %x[I]; %d = mma(%a, %b, %c); store %d, %x[I]`` (the mma split, the same
-    index values I, each defined outside ``loop`` or a nested loop's induction variable,
-    the loaded and stored vectors of the mma's f32 result type). Iteration j then adds its
-    product to what iteration j - 1 stored: J sums of the products in order, between one
-    load and one store."""
-    if len(recurrent) != 3:
+def _accumulation(recurrent: tuple[Operation, ...], path, loop) -> bool:
+    """Whether R is one accumulation at an address every iteration of ``loop`` shares: a
+    load of ``%x[I]`` first, a store of a value of the loaded type to ``%x[I]`` last (the
+    same index values, each defined outside ``loop`` or a nested loop's induction
+    variable), no other access between (e.g. ``%c = load %acc[%mi, %ni]; %d = mma(%a, %b,
+    %c); store %d, %acc[%mi, %ni]``). Iteration j then continues from the value iteration
+    j - 1 stored: the ops between run J times on the value, between one load and one store."""
+    if len(recurrent) < 2:
         return False
-    load, mma, store = recurrent
+    load, *middle, store = recurrent
     if (not isinstance(load, batching._ACCESSES) or isinstance(load, batching._STORES)
-            or not isinstance(store, batching._STORES) or mma not in split):
+            or not isinstance(store, batching._STORES)
+            or any(isinstance(op, batching._ACCESSES) for op in middle)):
         return False
     ivs = {op.body.blocks[0].args[0] for op in path}
-    return (mma.matrix_c is load.results[0] and sum(1 for _ in load.results[0].uses) == 1
-            and store.operands[0] is mma.results[0]
-            and batching.accessed(load) is batching.accessed(store)
+    return (batching.accessed(load) is batching.accessed(store)
             and tuple(load.indices) == tuple(store.indices)
             and all(index in ivs or not batching._inside(loop, index) for index in load.indices)
-            and load.results[0].type == mma.results[0].type
-            and element_dtype(mma.results[0].type) == np.float32)
+            and store.operands[0].type == load.results[0].type)
 
 
 def group(m, fission: Fission, threads: int, iterations: int) -> int:
@@ -208,7 +206,8 @@ def steps(m, fission: Fission, times: int, planned: list) -> list:
 
 def _product_handler(handler):
     def product(m, op, mask) -> None:
-        """The mma with C = -0.0 (x + -0.0 is x, bit for bit): its product alone."""
+        """The mma with C = -0.0 (x + -0.0 is x, bit for bit): its product alone. C is one
+        vector for all slots, which the mma adds as such (:func:`~layoutkit.backends.simt.mma.mma`)."""
         c = op.matrix_c
         saved = m.env.get(c)
         m.env[c] = np.full((1, *c.type.get_shape()), -0.0, element_dtype(c.type))
@@ -249,7 +248,7 @@ def _recurrence_handler(fission: Fission, base, times: int, handlers: dict):
             m.chunk = sliced_chunk
             m._bases, m.thread_ids = caches
             m.weight = weight
-            if fission.accumulates:
+            if fission.accumulates and count == threads:  # (idle slots: each iteration's load)
                 _accumulate(m, fission, handlers, inputs, slice_, mask, count, repeats, times, width)
                 return
             for j in range(times):
@@ -274,27 +273,42 @@ def _recurrence_handler(fission: Fission, base, times: int, handlers: dict):
 
 def _accumulate(m, fission: Fission, handlers: dict, inputs: dict, slice_, mask, count: int,
                 repeats: int, times: int, width: int) -> None:
-    """R of an accumulation (:func:`_accumulation`): the load over iteration 0's slots, the
-    products of iterations 0, 1, ... added in turn (``product + c``, as the mma adds), the
-    store of the last sum. Every iteration's mask is the loop's mask (no branch inside), so
-    each op counts ``times`` iterations of iteration 0's active slots; what the loads and
-    stores of iterations 1 .. J-1 would move is never read."""
-    load, mma, store = fission.recurrent
+    """R of an accumulation (:func:`_accumulation`) over slots all active: the load over
+    iteration 0's slots, the ops between for iterations 0, 1, ... in turn, each starting
+    from the value the last one would have stored (a split mma adds its product,
+    ``product + c``, as the mma does), then the store of the last value. The load and store
+    count ``times`` iterations; what those of iterations 1 .. J-1 would move is never read."""
+    load, *middle, store = fission.recurrent
     stats = m.stats
     env = m.env
+    weight = m.weight
     part = slice_(mask, 0)
-    m.full = count == m.chunk.threads * times
-    for v, value in inputs.items():
-        env[v] = slice_(value, 0)
-    stats.ops += 2 * m.weight * times
+    active = count // times
+    m.full = True
+    products = {r.results[0] for r in middle if r in fission.split}
+    fixed = {*load.operands, *store.operands[1:]}
+    for v in fixed.intersection(inputs):
+        env[v] = slice_(inputs[v], 0)
+    varying = [v for v in inputs if v not in products and v not in fixed]
+    stats.ops += 2 * weight * times
     stats.thread_instructions += 2 * count
     handlers[load](m, load, part)
-    acc = env[load.results[0]]
-    products = inputs[mma.results[0]]
-    vector_shape = products.shape[1:]
-    rows = products.reshape(repeats, times, width, *vector_shape)
-    acc = full(acc, repeats * width).reshape(repeats, width, *vector_shape)
+    loaded, value = load.results[0], store.operands[0]
     for j in range(times):
-        acc = np.add(rows[:, j], acc)
-    env[mma.results[0]] = acc.reshape(repeats * width, *vector_shape)
+        if j:
+            env[loaded] = env[value]
+        for v in varying:
+            env[v] = slice_(inputs[v], j)
+        for r in middle:
+            if r in fission.split:  # (counted with its product)
+                result = r.results[0]
+                product = inputs[result]
+                vector_shape = product.shape[1:]
+                rows = product.reshape(repeats, times, width, *vector_shape)[:, j]
+                c = full(env[r.matrix_c], repeats * width).reshape(repeats, width, *vector_shape)
+                env[result] = np.add(rows, c).reshape(repeats * width, *vector_shape)
+            else:
+                stats.ops += weight
+                stats.thread_instructions += active
+                handlers[r](m, r, part)
     handlers[store](m, store, part)

@@ -726,7 +726,9 @@ class Machine:
         if self.chunk.blocks == 1:
             return flat
         base = self.shared_base(buffer, flat.shape[1:])
-        return (base if ids is None else base[ids]) + flat
+        if ids is not None:
+            base = base[ids]
+        return base + flat
 
     def gather_rows(self, buffer: Buffer, starts: np.ndarray, length: int) -> np.ndarray:
         """The rows of ``length`` consecutive elements of ``buffer``'s flat data starting at
@@ -742,9 +744,12 @@ class Machine:
         shifted = starts - remainder if remainder else starts
         if length & (length - 1):
             quotient, off = np.divmod(shifted, length)
-        else:  # a power of two: shift and mask instead of integer division
-            quotient, off = shifted >> (length.bit_length() - 1), shifted & (length - 1)
-        if not off.any():
+            aligned = not off.any()
+        else:  # a power of two: one OR over the starts tells, then a shift
+            aligned = not int(np.bitwise_or.reduce(shifted, axis=None)) & (length - 1)
+            if aligned:
+                quotient = shifted >> (length.bit_length() - 1)
+        if aligned:
             key = ("rows", id(buffer), length, remainder)
             chunks = self._bases.get(key)
             if chunks is None:

@@ -158,6 +158,7 @@ def _load_rows(m, op, buffer: Buffer, indices, vshape, mask, result) -> None:
     if ids is not None and starts.shape[0] != 1:
         starts = np.where(expand(mask, starts.ndim), starts, 0)
     if buffer.space == "shared":
+        # (not in place: addresses' answer may be kept for operands seen again)
         starts = m.shared_location(buffer, starts)
     m.env[result] = m.gather_rows(buffer, starts, vshape[-1])
     if buffer.space == "shared":

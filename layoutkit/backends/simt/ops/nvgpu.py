@@ -23,7 +23,9 @@ def mma(m, op, mask) -> None:
     env = m.env
     a = full(env[a_value], threads)
     b = full(env[b_value], threads)
-    c = full(env[c_value], threads)
+    c = env[c_value]  # (one C for all slots stays one: mma adds it as such)
+    if c.shape[0] != 1:
+        c = full(c, threads)
     env[result] = mma_fragments.mma(a, b, c, shape, a_matrices=_a_matrices(m, a, shape))
 
 

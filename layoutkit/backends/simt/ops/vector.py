@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, VectorType
@@ -149,9 +151,10 @@ def insert(m, op, mask) -> None:
     if static is None:
         position = None if op.dynamic_position else (
             slice(None), *(int(p) for p in op.static_position.get_values()))
-        static = m.static[("insert", op)] = (op.source, op.dest, op.result, position,
-                                             position is not None and _reuses_dest(op))
-    source, destination, result, index, reuse = static
+        reuse = position is not None and _reuses_dest(op)
+        fills = position is not None and not reuse and _chain_fills_dest(op)
+        static = m.static[("insert", op)] = (op.source, op.dest, op.result, position, reuse, fills)
+    source, destination, result, index, reuse, fills = static
     env = m.env
     src = env[source]
     dest = env[destination]
@@ -159,6 +162,8 @@ def insert(m, op, mask) -> None:
         threads = max(src.shape[0], dest.shape[0])
         if reuse and dest.shape[0] == threads:
             out = dest  # (the previous insert's array, read by nothing else: see _reuses_dest)
+        elif fills:  # every element is written by this chain: dest's values are never read
+            out = np.empty((threads, *dest.shape[1:]), dest.dtype)
         else:
             out = dest.copy() if dest.shape[0] == threads else dest.repeat(threads, 0)
         _assign(out, index, src)
@@ -182,6 +187,22 @@ def _reuses_dest(op: vector.InsertOp) -> bool:
             and owner.next_op is op and op.dest.has_one_use())
 
 
+def _chain_fills_dest(op: vector.InsertOp) -> bool:
+    """Whether the chain of static inserts starting at ``op`` (each next one inserting into
+    its predecessor's result, its only use: see :func:`_reuses_dest`) writes every element
+    of ``op``'s dest: then the chain's first array need not start as a copy of dest.
+    Example: ``insert %a0, %zero [0]`` .. ``insert %a3, %fa2 [3]`` into vector<4x2xf16>."""
+    shape = vector_shape(op.dest.type)
+    written = np.zeros(shape, bool)
+    while True:
+        written[tuple(int(p) for p in op.static_position.get_values())] = True
+        following = op.next_op
+        if not (isinstance(following, vector.InsertOp) and not following.dynamic_position
+                and following.dest is op.result and _reuses_dest(following)):
+            return bool(written.all())
+        op = following
+
+
 _WORDS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -190,13 +211,28 @@ def _assign(out: np.ndarray, index: tuple, src: np.ndarray) -> None:
     C-contiguous ``out`` (threads, *shape). A sub-vector of 2, 4 or 8 bytes is copied as one
     word per thread (numpy copies a short strided block per thread several times slower).
     Example: vector<2xf16> into row 1 of vector<4x2xf16>: word 1 of 4 uint32 per thread."""
-    size = out[(0, *index[1:])].size if out.shape[0] else 0
-    word = _WORDS.get(size * out.itemsize)
+    word = _word_of(out.shape[1:], out.itemsize, index[1:]) if out.shape[0] else None
     if word is None or src.dtype != out.dtype or not (out.flags.c_contiguous and src.flags.c_contiguous):
         out[index] = src
         return
-    position = int(np.ravel_multi_index(index[1:] + (0,) * (out.ndim - len(index)), out.shape[1:])) // size
-    out.reshape(out.shape[0], -1).view(word)[:, position] = src.reshape(src.shape[0], size).view(word)[:, 0]
+    kind, size, position = word
+    out.reshape(out.shape[0], -1).view(kind)[:, position] = src.reshape(src.shape[0], size).view(kind)[:, 0]
+
+
+@lru_cache(maxsize=256)
+def _word_of(shape: tuple[int, ...], itemsize: int, position: tuple[int, ...]) -> tuple | None:
+    """(word dtype, elements per word, word index) of the sub-vector at ``position`` of a
+    vector ``shape`` when it is one word of 2, 4 or 8 bytes, else None (also for a poison
+    position -1). Kept per shape and position: an insert runs with the same ones each time."""
+    if any(p < 0 for p in position):
+        return None
+    size = 1
+    for n in shape[len(position):]:
+        size *= n
+    kind = _WORDS.get(size * itemsize)
+    if kind is None:
+        return None
+    return kind, size, int(np.ravel_multi_index(position + (0,) * (len(shape) - len(position)), shape)) // size
 
 
 def _combine(kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
