@@ -466,6 +466,7 @@ class Machine:
         size = result.nbytes
         if size > _KEPT_RESULT_BYTES // 8:
             return
+        result.flags.writeable = False  # (an in-place write to a kept array fails loudly)
         results = self._results
         old = results.pop(key, None)
         if old is not None:
@@ -993,6 +994,7 @@ class Machine:
         entry = self._stored.get(id(buffer))
         if entry is not None and (entry[1] != grid or entry[2] != self.chunk.threads):
             self.settle_rows(buffer)
+        value.flags.writeable = False  # (loads hand it out: an in-place write fails loudly)
         self._stored[id(buffer)] = (buffer, grid, self.chunk.threads, value)
 
     def rows_stored(self, buffer: Buffer, grid: tuple, vshape: tuple[int, ...]) -> np.ndarray | None:
