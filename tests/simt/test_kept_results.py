@@ -106,3 +106,18 @@ def test_out_of_bounds_thread_inactive_then_active_is_reported():
 """
     with pytest.raises(layoutkit.LayoutError, match=r"thread \(63, 0, 0\): index \(0, 64\) out of bounds"):
         run(body)
+
+
+def test_kept_results_are_read_only():
+    """A kept array is shared by every later use: writing it in place must fail loudly."""
+    import types
+    from collections import OrderedDict
+
+    keeper = types.SimpleNamespace(_results=OrderedDict(), _result_bytes=0)
+    a, b = np.arange(4), np.ones(4, np.int64)
+    out = a + b
+    Machine.remember(keeper, ("op", id(a), id(b)), (a, b), out)
+    assert Machine.recall(keeper, ("op", id(a), id(b)), (a, b)) is out
+    assert Machine.recall(keeper, ("op", id(a), id(b)), (a, b.copy())) is None  # other arrays
+    with pytest.raises(ValueError, match="read-only"):
+        out += 1
