@@ -151,9 +151,12 @@ _PLAIN_ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
 _MEMREF_OPERAND = {memref.LoadOp: 0, vector.LoadOp: 0, memref.StoreOp: 1, vector.StoreOp: 1}
 _ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
 _ITERATION_ENTRIES = 256
-# results of pure ops kept by their operands' identities (Machine.recall): bytes and entries
-_KEPT_RESULT_BYTES = 1 << 21
+# results of pure ops kept by their operands' identities (Machine.recall): bytes, entries and
+# the largest result kept (a batched K step's index arrays are up to 64K slots: 512 KiB; with
+# 2 MiB the LRU dropped them before the next K step reused them; see batching.KEPT_BYTES)
+_KEPT_RESULT_BYTES = 1 << 23
 _KEPT_RESULT_ENTRIES = 512
+_KEPT_RESULT_LARGEST = 1 << 19
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
@@ -464,7 +467,7 @@ class Machine:
         """Keep ``result`` for :meth:`recall` (holding the operands, so that their ids are
         not reused), the least recently used dropped beyond ``_KEPT_RESULT_BYTES``."""
         size = result.nbytes
-        if size > _KEPT_RESULT_BYTES // 8:
+        if size > _KEPT_RESULT_LARGEST:
             return
         result.flags.writeable = False  # (an in-place write to a kept array fails loudly)
         results = self._results
