@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import layoutkit
+from layoutkit.backends.simt import SimulationError
 
 from .kernels import kernel_module
 
@@ -143,3 +144,51 @@ def test_static_insert_at_the_poison_position_runs():
     layoutkit.simulate(module, "k", 1, THREADS, {"x": x, "o": out})
     np.testing.assert_array_equal(out[:, 0], x[:, :2])
     np.testing.assert_array_equal(out[:, 1], np.broadcast_to(np.float32([3, 4]), (THREADS, 2)))
+
+
+RACY = """\
+      %t = gpu.thread_id x
+      %bid = gpu.block_id x
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c64 = arith.constant 64 : index
+      %s = memref.alloc() : memref<65x2xf16, #gpu.address_space<workgroup>>
+      %t2 = arith.muli %t, %c2 : index
+      %v = memref.load %x[%bid, %t2] : memref<2x130xf16>
+      memref.store %v, %s[%t, %c0] : memref<65x2xf16, #gpu.address_space<workgroup>>
+      memref.store %v, %s[%t, %c1] : memref<65x2xf16, #gpu.address_space<workgroup>>
+      %z = arith.cmpi eq, %t, %c0 : index
+      scf.if %z {
+        memref.store %v, %s[%c64, %c0] : memref<65x2xf16, #gpu.address_space<workgroup>>
+        memref.store %v, %s[%c64, %c1] : memref<65x2xf16, #gpu.address_space<workgroup>>
+      }
+      gpu.barrier
+      %r = vector.load %s[%t, %c0] : memref<65x2xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+      vector.store %r, %o[%bid, %t, %c0] : memref<2x64x2xf16>, vector<2xf16>
+      %n = arith.addi %t, %c1 : index
+      %e = arith.constant 1.0 : f16
+      memref.store %e, %s[%n, %c1] : memref<65x2xf16, #gpu.address_space<workgroup>>"""
+
+
+def test_a_store_after_row_loads_races_with_the_thread_that_read_there():
+    # thread t reads row t (2 f16) of two blocks' shared memory, then writes row t + 1
+    # without a barrier: thread 0's write of s[1][1] races with thread 1's read of row 1
+    module = kernel_module("%x: memref<2x130xf16>, %o: memref<2x64x2xf16>", RACY)
+    x = np.arange(260, dtype=np.float32).reshape(2, 130).astype(np.float16)
+    out = np.zeros((2, THREADS, 2), np.float16)
+    with pytest.raises(SimulationError, match=r"thread \(0, 0, 0\): data race on shared memref 's': "
+                       r"this thread writes \(1, 1\), read by thread \(1, 0, 0\) with no gpu.barrier"):
+        layoutkit.simulate(module, "k", 2, THREADS, {"x": x, "o": out})
+
+
+def test_row_loads_counted_for_banks():
+    # without the racy store: each warp reads 32 consecutive 4-byte words, one wavefront
+    body = RACY[:RACY.index("      %n = arith.addi")]
+    module = kernel_module("%x: memref<2x130xf16>, %o: memref<2x64x2xf16>", body)
+    x = np.arange(260, dtype=np.float32).reshape(2, 130).astype(np.float16)
+    out = np.zeros((2, THREADS, 2), np.float16)
+    report = layoutkit.simulate(module, "k", 2, THREADS, {"x": x, "o": out}, bank_conflicts=True)
+    loads = [v for k, v in report.shared_wavefronts.items() if "vector.load %s" in k]
+    assert loads == [(4, 4)]  # 2 blocks x 2 warps, each one wavefront (and one ideally)
+    np.testing.assert_array_equal(out, np.repeat(x[:, 0:128:2, None], 2, axis=2))
