@@ -489,6 +489,7 @@ class Machine:
             if len(self._uniforms) >= _UNIFORM_ENTRIES:
                 self._uniforms.clear()
             array = self._uniforms[key] = np.array([value], dtype)
+            array.flags.writeable = False  # (shared by every iteration with this value)
         return array
 
     def step_limit(self, block: Block) -> None:
@@ -869,6 +870,7 @@ class Machine:
         if hit is None:
             iv = np.asarray(values, dtype)
             wide = np.repeat(iv, threads)
+            wide.flags.writeable = False  # (shared by every run over these iterations)
             largest = int(iv.view(np.uint64).max()) if iv.dtype.itemsize == 8 else None
             hit = (iv, wide, largest)
             if wide.nbytes <= _INDUCTION_BYTES:
