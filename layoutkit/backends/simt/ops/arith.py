@@ -27,6 +27,22 @@ from layoutkit.ir.dialects.upstream import arith as patched
 
 @handles(arith.ConstantOp)
 def constant(m, op, mask) -> None:
+    """The constant's value, uniform (leading extent 1), read from the attribute once and
+    kept with the kernel, read-only (values are never written in place): reading a dense
+    attribute's values through xdsl costs microseconds per element."""
+    key = ("constant", op)
+    kept = m.static.get(key)
+    if kept is not None:
+        m.env[op.result] = kept
+        return
+    _constant(m, op)
+    if getattr(getattr(op.result.type, "encoding", None), "layout", None) is None:
+        value = m.env[op.result]  # (a TTGIR tensor's is spread by the run's layout: not kept)
+        value.flags.writeable = False
+        m.static[key] = value
+
+
+def _constant(m, op) -> None:
     attr = op.value
     dtype = element_dtype(op.result.type)
     if isinstance(attr, (IntegerAttr, FloatAttr)):
