@@ -16,6 +16,16 @@ from .kernels import kernel_module
 SIGNATURE = "%o: memref<4x64xi64>"
 
 
+@pytest.fixture(autouse=True)
+def keep_everything(monkeypatch):
+    """Keep work over any number of slots (these kernels are small; see KEPT_SLOTS)."""
+    from layoutkit.backends.simt import machine
+    from layoutkit.backends.simt.ops import arith
+
+    monkeypatch.setattr(machine, "KEPT_SLOTS", 1)
+    monkeypatch.setattr(arith, "KEPT_SLOTS", 1)
+
+
 def run(body: str, threads: int = 64, batch: bool = True) -> np.ndarray:
     o = np.zeros((4, 64), np.int64)
     layoutkit.simulate(kernel_module(SIGNATURE, body), "k", 1, threads, {"o": o}, batch_loops=batch)

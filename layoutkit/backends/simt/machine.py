@@ -157,6 +157,8 @@ _ITERATION_ENTRIES = 256
 _KEPT_RESULT_BYTES = 1 << 23
 _KEPT_RESULT_ENTRIES = 512
 _KEPT_RESULT_LARGEST = 1 << 19
+# only work over at least this many slots is kept (smaller costs about what keeping it does)
+KEPT_SLOTS = 1 << 12
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
@@ -569,11 +571,17 @@ class Machine:
         numpy; a per-thread index costs one multiply-add and one ``max`` (its bits read as
         unsigned, so a negative index is huge) for the bounds.
         """
-        key = (op, id(buffer), rows, starts, *map(id, indices))
-        operands = (buffer, *indices)
-        kept = self.recall(key, operands)
-        if kept is not None:
-            return kept
+        keep = False
+        for index in indices:
+            if index.shape[0] >= KEPT_SLOTS:
+                keep = True
+                break
+        if keep:
+            key = (op, id(buffer), rows, starts, *map(id, indices))
+            operands = (buffer, *indices)
+            kept = self.recall(key, operands)
+            if kept is not None:
+                return kept
         shape = buffer.shape
         strides = buffer.strides
         rank = len(shape)
@@ -612,7 +620,7 @@ class Machine:
             flat = flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
         elif not rows:
             flat = self.spread(flat, buffer, vshape)
-        if not suspect:  # (in bounds for every slot: whatever the mask, the same answer)
+        if keep and not suspect:  # (in bounds for every slot: whatever the mask, the same answer)
             self.remember(key, operands, flat)
         return flat
 

@@ -8,7 +8,7 @@ from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
 
 from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned, vector_shape
-from layoutkit.backends.simt.machine import expand
+from layoutkit.backends.simt.machine import KEPT_SLOTS, expand
 from layoutkit.backends.simt.numerics import (
     BINARY,
     CMPF,
@@ -81,7 +81,7 @@ def binary(m, op, mask) -> None:
     lhs, rhs, result, function, dtype = _binary_info(m, op)
     env = m.env
     a, b = env[lhs], env[rhs]
-    if dtype.kind in "iu":
+    if dtype.kind in "iu" and max(a.shape[0], b.shape[0]) >= KEPT_SLOTS:
         key = (op, id(a), id(b))
         out = m.recall(key, (a, b))
         if out is None:
@@ -111,7 +111,8 @@ def division(m, op, mask) -> None:
     lhs, rhs, result, function, dtype = _binary_info(m, op)
     dividend, divisor = m.env[lhs], m.env[rhs]
     key = (op, id(dividend), id(divisor))
-    out = m.recall(key, (dividend, divisor))  # (kept only when no divisor at all was zero)
+    keep = max(dividend.shape[0], divisor.shape[0]) >= KEPT_SLOTS
+    out = m.recall(key, (dividend, divisor)) if keep else None  # (kept: no divisor was zero)
     if out is not None:
         m.env[result] = out
         return
@@ -122,7 +123,7 @@ def division(m, op, mask) -> None:
     if zero.any():
         m.fail(op, "integer division by zero", int(np.flatnonzero(zero)[0]))
     out = m.env[result] = np.asarray(function(dividend, divisor)).astype(dtype, copy=False)
-    if divisor.all():
+    if keep and divisor.all():
         m.remember(key, (dividend, divisor), out)
 
 
