@@ -157,8 +157,10 @@ _ITERATION_ENTRIES = 256
 _KEPT_RESULT_BYTES = 1 << 23
 _KEPT_RESULT_ENTRIES = 512
 _KEPT_RESULT_LARGEST = 1 << 19
-# only work over at least this many slots is kept (smaller costs about what keeping it does)
-KEPT_SLOTS = 1 << 12
+# only work over at least this many slots is kept: smaller costs about what keeping it does,
+# but a kept array keeps its identity, which later kept work is keyed by (at 4096 a 256^3
+# matmul_mma reused half as much and ran 15% slower; at 512 as with no limit)
+KEPT_SLOTS = 1 << 9
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
