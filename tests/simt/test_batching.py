@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from xdsl.dialects import scf
 
 import layoutkit
@@ -272,3 +274,99 @@ def test_uniform_private_reads_in_batched_loops():
         want = np.zeros(128, np.float32)
         want[:4 * threads] = (t * j).ravel()
         assert np.array_equal(runs[1][0]["o"], want)
+
+
+NESTED_STORES = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c4 = arith.constant 4 : index
+      %c7 = arith.constant 7 : index
+      %c8 = arith.constant 8 : index
+      %c16 = arith.constant 16 : index
+      %t = gpu.thread_id x
+      %t8 = arith.muli %t, %c8 : index
+      %tm = arith.remui %t, %c3 : index
+      %tb = arith.addi %tm, %c1 : index
+      scf.for %i = %c0 to %c4 step %c1 {
+        %i16 = arith.muli %i, %c16 : index
+        scf.for %j = %c0 to UPPER step %c1 {
+          %s = arith.addi %i, %j : index
+          %a = arith.addi %t8, %s : index
+          %j2 = arith.muli %j, %c2 : index
+          %s2 = arith.addi %i, %j2 : index
+          %s3 = arith.addi %s2, %c1 : index
+          %s4 = arith.andi %s3, %c7 : index
+          %b = arith.addi %t8, %s4 : index
+          %k0 = arith.addi %i16, %j : index
+          %k = arith.index_cast %k0 : index to i32
+          %v = arith.sitofp %k : i32 to f32
+          %w = arith.negf %v : f32
+          memref.store %v, %o[%a] : memref<256xf32>
+          memref.store %w, %o[%b] : memref<256xf32>
+        }
+      }"""
+
+
+@pytest.mark.parametrize("upper", ["%c3", "%tb"])
+@pytest.mark.parametrize("threads", [32, 20])
+def test_stores_in_a_nested_loop_keep_the_nest_order(upper, threads):
+    """The i loop batches with its o stores inside the j loop (batching.nested_plan):
+    thread t's o[8t + i + j] and o[8t + (i + 2j + 1) % 8] are written by several (i, j)
+    (i + j = 2 by (0, 2), (1, 1) and (2, 0): the last in the order i, then j, is (2, 0)) and
+    keep the value of the last in the order i, then j, then the two stores; also with the
+    j loop's bound per thread (%tb: it runs one iteration at a time) and a partial warp."""
+    module = kernel_module("%o: memref<256xf32>", NESTED_STORES.replace("UPPER", upper))
+    outer = loops_of(module)[0]
+    assert batching.plan(outer) is None and batching.nested_plan(outer) is not None
+    runs = both(module, "k", 1, threads, {"o": np.full(256, 0.5, np.float32)}, global_sectors=True)
+    assert_same(runs)
+    want = np.full(256, 0.5, np.float32)
+    for t in range(threads):
+        for i in range(4):
+            for j in range(3 if upper == "%c3" else t % 3 + 1):
+                want[8 * t + i + j] = 16 * i + j
+                want[8 * t + (i + 2 * j + 1) % 8] = -(16 * i + j)
+    assert np.array_equal(runs[1][0]["o"], want)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 4), st.integers(0, 7), st.integers(0, 7), st.integers(0, 3),
+       st.sampled_from([32, 20]))
+def test_random_nested_stores_keep_the_nest_order(outer, inner, a, b, c, threads):
+    """o[(a i + b j + c t) % 8 + 8 (t % 4)] = 16 i + j over random trip counts and
+    coefficients (threads collide too): the batched run equals the run in order."""
+    body = f"""
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %c8 = arith.constant 8 : index
+      %c16 = arith.constant 16 : index
+      %ca = arith.constant {a} : index
+      %cb = arith.constant {b} : index
+      %cc = arith.constant {c} : index
+      %co = arith.constant {outer} : index
+      %cn = arith.constant {inner} : index
+      %t = gpu.thread_id x
+      %tc = arith.muli %t, %cc : index
+      %t4 = arith.remui %t, %c4 : index
+      %row = arith.muli %t4, %c8 : index
+      scf.for %i = %c0 to %co step %c1 {{
+        %ia = arith.muli %i, %ca : index
+        %i16 = arith.muli %i, %c16 : index
+        scf.for %j = %c0 to %cn step %c1 {{
+          %jb = arith.muli %j, %cb : index
+          %s = arith.addi %ia, %jb : index
+          %st = arith.addi %s, %tc : index
+          %sm = arith.remui %st, %c8 : index
+          %at = arith.addi %row, %sm : index
+          %k0 = arith.addi %i16, %j : index
+          %k = arith.index_cast %k0 : index to i32
+          %v = arith.sitofp %k : i32 to f32
+          memref.store %v, %o[%at] : memref<32xf32>
+        }}
+      }}"""
+    module = kernel_module("%o: memref<32xf32>", body)
+    runs = both(module, "k", 1, threads, {"o": np.full(32, 0.5, np.float32)}, global_sectors=True)
+    assert_same(runs)

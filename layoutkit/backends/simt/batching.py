@@ -62,6 +62,7 @@ _ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
 _STORES = (memref.StoreOp, vector.StoreOp)
 _PER_THREAD = (*_ACCESSES, vector.InsertOp, vector.ExtractOp, nvgpu.MmaSyncOp, scf.ForOp, scf.YieldOp)
 _KEY = "batch plan"
+_NESTED = "nested batch plan"
 
 
 @dataclass(frozen=True)
@@ -121,16 +122,48 @@ def accessed(op: Operation) -> SSAValue:
     return op.operands[0] if isinstance(op, memref.LoadOp | vector.LoadOp) else op.operands[1]
 
 
-def classify(loop: scf.ForOp, ref_uses: list[tuple[Operation, set[int]]]) -> tuple[bool, int | None]:
+def classify(loop: scf.ForOp, ref_uses: list[tuple[Operation, set[int]]],
+             nested: bool = False) -> tuple[bool, int | None]:
     """(legal, dim) of a memref the body stores to: iteration-private along ``dim``, or
-    written only (dim None); legal False when iterations may see each other through it."""
+    written only (dim None) by stores directly in the body (with ``nested``, or in the body
+    of a loop directly in it); legal False when iterations may see each other through it."""
     stores = [op for op, _ in ref_uses if isinstance(op, _STORES)]
     common = set.intersection(*(dims for _, dims in ref_uses))
     if common:
         return True, min(common)
-    if len(stores) == len(ref_uses) and all(store.parent_op() is loop for store in stores):
+    if len(stores) == len(ref_uses) and all(_direct(loop, store, nested) for store in stores):
         return True, None
     return False, None
+
+
+def _direct(loop: scf.ForOp, op: Operation, nested: bool) -> bool:
+    parent = op.parent_op()
+    return parent is loop or (nested and isinstance(parent, scf.ForOp) and parent.parent_op() is loop)
+
+
+def nested_plan(loop: scf.ForOp) -> Plan | None:
+    """The plan of a loop that :func:`plan` refuses only for memrefs written only by stores
+    in loops directly in its body (``matmul_mma``'s write-back: ``%c[%row, %col]`` stored in
+    the ni loop of the mi loop): they keep the order of the iterations, the mi loop's first,
+    then the ni loop's (:meth:`Machine.latest_stores`); None otherwise."""
+    surveyed = survey(loop)
+    if surveyed is None:
+        return None
+    outer, uses = surveyed
+    stored, ordered = [], []
+    for ref, accesses in uses.items():
+        stores = [op for op, _ in accesses if isinstance(op, _STORES)]
+        if not stores:
+            continue
+        legal, dim = classify(loop, accesses, nested=True)
+        if not legal:
+            return None
+        stored.append((ref, dim))
+        if dim is None:
+            ordered.append(ref)
+    body = loop.body.blocks[0]
+    return Plan(tuple(outer), tuple(uses), tuple(stored), tuple(ordered), sum(1 for _ in loop.body.walk()),
+                body, body.args[0])
 
 
 def plan(loop: scf.ForOp) -> Plan | None:
@@ -161,6 +194,10 @@ def run(m, loop: scf.ForOp, mask: np.ndarray, ivs: range, dtype) -> bool:
     if cached is False:
         cached = m.static[(_KEY, loop)] = plan(loop)
     split = None
+    if cached is None:
+        cached = m.static.get((_NESTED, loop), False)
+        if cached is False:
+            cached = m.static[(_NESTED, loop)] = nested_plan(loop)
     if cached is None:
         from layoutkit.backends.simt import fission
 
@@ -231,7 +268,10 @@ def _run(m, cached: Plan, mask: np.ndarray, ivs: range, dtype, threads: int, gro
                     mine.append(id(wide))
             if prepare is not None:
                 prepare(times)
-            with m.repeated_slots(times, [buffers[ref] for ref in cached.ordered]):
+            # (a buffer an enclosing batched run orders keeps that order: nested_plan)
+            ordered = [buffers[ref] for ref in cached.ordered if m.ordered.get(id(buffers[ref]), (None,))[0]
+                       is not buffers[ref]]
+            with m.repeated_slots(times, ordered):
                 env[iv_arg] = m.induction(values, threads, dtype)
                 m.run_block(body, _repeat(m, mask, times))
     finally:

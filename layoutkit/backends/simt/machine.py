@@ -151,6 +151,8 @@ _PLAIN_ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
 _MEMREF_OPERAND = {memref.LoadOp: 0, vector.LoadOp: 0, memref.StoreOp: 1, vector.StoreOp: 1}
 _ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts are Python lists)
 _ITERATION_ENTRIES = 256
+_NEST_ORDER_SLOTS = 1 << 16  # nested ordered stores' key orders kept with the kernel up to this size
+_NEST_ORDER_ENTRIES = 8  # ... and at most this many
 # results of pure ops kept by their operands' identities (Machine.recall): bytes, entries and
 # the largest result kept (a batched K step's index arrays are up to 64K slots: 512 KiB; with
 # 2 MiB the LRU dropped them before the next K step reused them; see batching.KEPT_BYTES)
@@ -402,7 +404,7 @@ class Machine:
         (:meth:`latest_stores`)."""
         saved = self.chunk, self._bases, self.thread_ids, self.weight, self.full, self.ordered
         self._epoch += 1 << 32
-        self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads)
+        self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads, times)
                                            for b in ordered}}
         self.chunk = self.chunk.repeated(times)
         self._bases, self.thread_ids = self._slot_caches.setdefault(self.chunk, ({}, {}))
@@ -428,13 +430,37 @@ class Machine:
         batch is slots j * T .. j * T + T - 1). Two stores of one iteration, the later wins;
         of iterations 3 and 1, iteration 3's whichever op stored last. Unchanged for other
         buffers. When this store's earliest iteration is no earlier than any key stored so
-        far (the batch's first store to the buffer), every element is kept unread."""
+        far (the batch's first store to the buffer), every element is kept unread.
+
+        A store in a loop nested in the batched one and batched too (its i-th iteration in
+        slots i * base * times ..) orders by the batched loop's iteration j first, then by
+        i: key ``j * inner + i``. Example: base 2, times 2, slots repeated 3 times: slot 7
+        (i = 1, j = 1) has key 1 * 3 + 1 = 4."""
         entry = self.ordered.get(id(buffer))
         if entry is None or entry[0] is not buffer or not loc.size:
             return loc, value
-        _, (owners, latest), epoch, base = entry
+        _, (owners, latest), epoch, base, times = entry
         per = loc[0].size if loc.ndim > 1 else 1
-        if ids is None:
+        inner = self.chunk.threads // (base * times)  # (batching.nested_plan)
+        if inner > 1:  # (rows put in key order, so that numpy's last write is the latest)
+            kept = self.static.setdefault("nest orders", {})  # (a few launch shapes)
+            cached = (self.chunk.threads, base, times, per)
+            hit = None if ids is not None else kept.get(cached)
+            if hit is None:
+                slots = self.chunk.slots if ids is None else ids
+                order = slots // base % times * inner + slots // (base * times)
+                rank = np.argsort(order, kind="stable")
+                hit = rank, np.repeat(order[rank], per)
+                if ids is None and self.chunk.threads <= _NEST_ORDER_SLOTS:
+                    if len(kept) >= _NEST_ORDER_ENTRIES:
+                        kept.clear()
+                    kept[cached] = hit
+            rank, steps = hit
+            value = np.broadcast_to(value, loc.shape)[rank]
+            loc = loc[rank]
+            lowest, highest = epoch, epoch + times * inner - 1
+            key = (steps + epoch).reshape(loc.shape)
+        elif ids is None:
             threads = self.chunk.threads
             lowest, highest = epoch, epoch + (threads - 1) // base
             cached = ("iterations", threads, base, per)
