@@ -159,10 +159,11 @@ _NEST_ORDER_ENTRIES = 8  # ... and at most this many
 _KEPT_RESULT_BYTES = 1 << 23
 _KEPT_RESULT_ENTRIES = 512
 _KEPT_RESULT_LARGEST = 1 << 19
-# only work over at least this many slots is kept: smaller costs about what keeping it does,
-# but a kept array keeps its identity, which later kept work is keyed by (at 4096 a 256^3
-# matmul_mma reused half as much and ran 15% slower; at 512 as with no limit)
-KEPT_SLOTS = 1 << 9
+# only work over at least this many slots is kept: smaller costs about what keeping it does
+# (at 512, matmul_mma 256^3 with batch_loops=False ran 25% slower: thousands of 512-slot ops,
+# none reused), but a kept array keeps its identity, which later kept work is keyed by (at
+# 4096 the batched 256^3 run reused half as much and ran 15% slower)
+KEPT_SLOTS = 1 << 10
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
