@@ -33,13 +33,14 @@ def constant(m, op, mask) -> None:
     key = ("constant", op)
     kept = m.static.get(key)
     if kept is not None:
-        m.env[op.result] = kept
+        m.env[kept[0]] = kept[1]
         return
     _constant(m, op)
-    if getattr(getattr(op.result.type, "encoding", None), "layout", None) is None:
-        value = m.env[op.result]  # (a TTGIR tensor's is spread by the run's layout: not kept)
+    result = op.results[0]
+    if getattr(getattr(result.type, "encoding", None), "layout", None) is None:
+        value = m.env[result]  # (a TTGIR tensor's is spread by the run's layout: not kept)
         value.flags.writeable = False
-        m.static[key] = value
+        m.static[key] = (result, value)
 
 
 def _constant(m, op) -> None:
