@@ -45,6 +45,8 @@ from layoutkit.ir.dialects.upstream import nvgpu
 
 _KEY = "fission plan"
 _PLANNED = "fission block steps"
+_STEPS = "fissioned steps"  # kept with the planned steps, by (fission, iterations, chunk)
+_KEPT_STEPS = 64
 
 
 @dataclass(frozen=True)
@@ -220,34 +222,52 @@ def planned(m, fission: Fission) -> list:
 def steps(m, fission: Fission, times: int, planned: list) -> list:
     """The (handler, op) steps of ``fission.block`` (planned: ``planned``) in a fissioned
     run of ``times`` iterations: its ops outside R, split mmas as their products, then R
-    over each iteration."""
+    over each iteration. Kept with ``planned`` when it is kept (:func:`planned`), by
+    iterations and chunk."""
     base = m.chunk
+    kept = m.static.get((_PLANNED, type(m)))
+    if kept is None or kept.get(fission.block) is not planned:
+        kept = None
+    else:
+        key = (_STEPS, id(fission), times, id(base))
+        hit = kept.get(key)
+        if hit is not None and hit[0] is base:
+            return hit[1]
     out = []
     for handler, op in planned:
         if handler is None:
             out.append((_recurrence_handler(fission, base, times, {o: h for h, o in planned}), op))
             out.append((handler, op))
         elif op in fission.split:
-            out.append((_product_handler(handler), op))
+            out.append((_product_handler(handler, op), op))
         elif op not in fission.recurrent:
             out.append((handler, op))
+    if kept is not None:
+        if len(kept) > _KEPT_STEPS:
+            for old in [k for k in kept if isinstance(k, tuple) and k[0] == _STEPS]:
+                del kept[old]
+        kept[key] = (base, out)  # (holding the chunk: its id is not reused)
     return out
 
 
-def _product_handler(handler):
+def _product_handler(handler, op):
+    c = op.matrix_c
+    zero = np.full((1, *c.type.get_shape()), -0.0, element_dtype(c.type))
+    zero.flags.writeable = False
+
     def product(m, op, mask) -> None:
         """The mma with C = -0.0 (x + -0.0 is x, bit for bit): its product alone. C is one
         vector for all slots, which the mma adds as such (:func:`~layoutkit.backends.simt.mma.mma`)."""
-        c = op.matrix_c
-        saved = m.env.get(c)
-        m.env[c] = np.full((1, *c.type.get_shape()), -0.0, element_dtype(c.type))
+        env = m.env
+        saved = env.get(c)
+        env[c] = zero
         try:
             handler(m, op, mask)
         finally:
             if saved is None:
-                m.env.pop(c, None)
+                env.pop(c, None)
             else:
-                m.env[c] = saved
+                env[c] = saved
     return product
 
 
