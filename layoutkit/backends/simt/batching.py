@@ -356,6 +356,7 @@ def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
     wide[...] = value
     wide = wide.reshape(times * value.shape[0], *value.shape[1:])
     if kept_static is not None and wide.nbytes <= KEPT_BYTES // 8:
+        wide.flags.writeable = False  # (shared by every run: an in-place write fails loudly)
         m.note_lasting(wide)
         kept_static[key] = (value, wide)
         return wide
