@@ -107,6 +107,26 @@ def full(value: np.ndarray, threads: int) -> np.ndarray:
     return np.broadcast_to(value, (threads, *value.shape[1:]))
 
 
+_WIDE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def take_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``x[rows]`` along the leading axis, a new C-contiguous array. A row whose elements are
+    contiguous (even in a strided view, e.g. ``d[:, 0]`` of a (n, 2, 2) array) is copied as
+    one wide element: numpy copies short rows one by one, 4-5x slower.
+    Example: x of shape (4096, 2) f32, strides (16, 4): taken as 4096 uint64s."""
+    n = x.shape[0]
+    if x.ndim < 2 or not x.size:
+        return np.take(x, rows, axis=0)
+    flat = x.reshape(n, -1)  # (a view when each row's elements are evenly spaced)
+    if flat.shape[1] > 1 and flat.strides[1] != x.itemsize:
+        return np.take(x, rows, axis=0)
+    width = flat.shape[1] * x.itemsize
+    wide = _WIDE.get(width) or np.dtype((np.void, width))
+    taken = np.take(flat.view(wide).reshape(n), rows)
+    return taken.view(x.dtype).reshape(rows.shape[0], *x.shape[1:])
+
+
 def threads_first(x: np.ndarray) -> np.ndarray:
     """View (*vector, threads) as (threads, *vector)."""
     return x.transpose(x.ndim - 1, *range(x.ndim - 1))
@@ -449,8 +469,8 @@ class Machine:
                         kept.clear()
                     kept[cached] = hit
             rank, steps = hit
-            value = np.broadcast_to(value, loc.shape)[rank]
-            loc = loc[rank]
+            value = take_rows(np.broadcast_to(value, loc.shape), rank)
+            loc = take_rows(loc, rank)
             lowest, highest = epoch, epoch + times * inner - 1
             key = (steps + epoch).reshape(loc.shape)
         elif ids is None:
