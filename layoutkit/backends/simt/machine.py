@@ -297,8 +297,9 @@ class Machine:
         self._stored: dict[int, tuple] = {}  # see stored_rows
         self._result_bytes = 0
         self._uniforms: dict[tuple, np.ndarray] = {}  # see uniform
-        self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
-        self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
+        # bytes per access, contiguity: by strides, vector shape (kept with the kernel: shapes only)
+        self._widths: dict[tuple, int] = self.static.setdefault("widths", {})
+        self.thread_ids: dict[int, np.ndarray] = chunk.thread_ids  # (Chunk.thread_ids)
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
         self._slot_caches: dict[Chunk, tuple[dict, dict]] = {}
         self.cache: dict = {}  # handlers' data kept for the run (e.g. mma's gathered A)
@@ -420,7 +421,7 @@ class Machine:
         self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads, times)
                                            for b in ordered}}
         self.chunk = self.chunk.repeated(times)
-        self._bases, self.thread_ids = self._slot_caches.setdefault(self.chunk, ({}, {}))
+        self._bases, self.thread_ids = self._slot_caches.setdefault(self.chunk, ({}, self.chunk.thread_ids))
         self.weight *= times
         try:
             yield

@@ -66,6 +66,7 @@ class RaceTracker:
         self.writer = np.full(n, -1, np.int32)
         self.reader = np.full(n, -1, np.int32)
         self.written = np.zeros(n, bool)  # ever stored to (not reset by barriers)
+        self.stored = False  # whether any location was (``written`` is all False until then)
         # (locations, threads) of reads since the last store, or a function giving them
         self.pending_reads: list = []
         self.has_writes = False
@@ -166,7 +167,7 @@ class RaceTracker:
         if self.all_written:  # (never reset: nothing to add)
             return
         self.written[loc] = True
-        self._stored_since_scan = True
+        self._stored_since_scan = self.stored = True
 
     def defer_read(self, elements) -> None:
         """Record reads that need no check now (no store since the last barrier):
@@ -201,11 +202,18 @@ class RaceTracker:
         order = self.order
         if (order is None and not self.has_writes and not self.has_reads
                 and self.writer.size <= SCAN_FACTOR * loc.size):
-            seen = np.zeros(self.writer.size, bool)
-            seen[loc] = True
-            if np.count_nonzero(seen) == loc.size:
-                self.pending_write = (loc, thread)
+            first = not self.stored
+            if first:  # the buffer's first store: ``written`` (all False before) serves as seen
                 self.mark_written(loc)
+                distinct = np.count_nonzero(self.written) == loc.size
+            else:
+                seen = np.zeros(self.writer.size, bool)
+                seen[loc] = True
+                distinct = np.count_nonzero(seen) == loc.size
+            if distinct:
+                self.pending_write = (loc, thread)
+                if not first:
+                    self.mark_written(loc)
                 self.has_writes = True
                 return None
         self._fold_write()
