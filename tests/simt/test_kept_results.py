@@ -16,6 +16,16 @@ from .kernels import kernel_module
 SIGNATURE = "%o: memref<4x64xi64>"
 
 
+@pytest.fixture(autouse=True)
+def keep_everything(monkeypatch):
+    """Keep work over any number of slots (these kernels are small; see KEPT_SLOTS)."""
+    from layoutkit.backends.simt import machine
+    from layoutkit.backends.simt.ops import arith
+
+    monkeypatch.setattr(machine, "KEPT_SLOTS", 1)
+    monkeypatch.setattr(arith, "KEPT_SLOTS", 1)
+
+
 def run(body: str, threads: int = 64, batch: bool = True) -> np.ndarray:
     o = np.zeros((4, 64), np.int64)
     layoutkit.simulate(kernel_module(SIGNATURE, body), "k", 1, threads, {"o": o}, batch_loops=batch)
@@ -106,3 +116,18 @@ def test_out_of_bounds_thread_inactive_then_active_is_reported():
 """
     with pytest.raises(layoutkit.LayoutError, match=r"thread \(63, 0, 0\): index \(0, 64\) out of bounds"):
         run(body)
+
+
+def test_kept_results_are_read_only():
+    """A kept array is shared by every later use: writing it in place must fail loudly."""
+    import types
+    from collections import OrderedDict
+
+    keeper = types.SimpleNamespace(_results=OrderedDict(), _result_bytes=0)
+    a, b = np.arange(4), np.ones(4, np.int64)
+    out = a + b
+    Machine.remember(keeper, ("op", id(a), id(b)), (a, b), out)
+    assert Machine.recall(keeper, ("op", id(a), id(b)), (a, b)) is out
+    assert Machine.recall(keeper, ("op", id(a), id(b)), (a, b.copy())) is None  # other arrays
+    with pytest.raises(ValueError, match="read-only"):
+        out += 1

@@ -173,9 +173,17 @@ _ROW_VIEW_GROUPS = 1 << 10  # at most this many groups of slots (their starts ar
 _ITERATION_ENTRIES = 256
 _NEST_ORDER_SLOTS = 1 << 16  # nested ordered stores' key orders kept with the kernel up to this size
 _NEST_ORDER_ENTRIES = 8  # ... and at most this many
-# results of pure ops kept by their operands' identities (Machine.recall): bytes and entries
-_KEPT_RESULT_BYTES = 1 << 21
+# results of pure ops kept by their operands' identities (Machine.recall): bytes, entries and
+# the largest result kept (a batched K step's index arrays are up to 64K slots: 512 KiB; with
+# 2 MiB the LRU dropped them before the next K step reused them; see batching.KEPT_BYTES)
+_KEPT_RESULT_BYTES = 1 << 23
 _KEPT_RESULT_ENTRIES = 512
+_KEPT_RESULT_LARGEST = 1 << 19
+# only work over at least this many slots is kept: smaller costs about what keeping it does
+# (at 512, matmul_mma 256^3 with batch_loops=False ran 25% slower: thousands of 512-slot ops,
+# none reused), but a kept array keeps its identity, which later kept work is keyed by (at
+# 4096 the batched 256^3 run reused half as much and ran 15% slower)
+KEPT_SLOTS = 1 << 10
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
@@ -469,7 +477,7 @@ class Machine:
                     if len(kept) >= _NEST_ORDER_ENTRIES:
                         kept.clear()
                     kept[cached] = hit
-            rank, steps = hit
+            rank, steps = hit  # (take_rows: np.take of rows, each one wide element)
             value = take_rows(np.broadcast_to(value, loc.shape), rank)
             loc = take_rows(loc, rank)
             lowest, highest = epoch, epoch + times * inner - 1
@@ -511,8 +519,9 @@ class Machine:
         """Keep ``result`` for :meth:`recall` (holding the operands, so that their ids are
         not reused), the least recently used dropped beyond ``_KEPT_RESULT_BYTES``."""
         size = result.nbytes
-        if size > _KEPT_RESULT_BYTES // 8:
+        if size > _KEPT_RESULT_LARGEST:
             return
+        result.flags.writeable = False  # (an in-place write to a kept array fails loudly)
         results = self._results
         old = results.pop(key, None)
         if old is not None:
@@ -532,6 +541,7 @@ class Machine:
             if len(self._uniforms) >= _UNIFORM_ENTRIES:
                 self._uniforms.clear()
             array = self._uniforms[key] = np.array([value], dtype)
+            array.flags.writeable = False  # (shared by every iteration with this value)
         return array
 
     def step_limit(self, block: Block) -> None:
@@ -611,11 +621,17 @@ class Machine:
         numpy; a per-thread index costs one multiply-add and one ``max`` (its bits read as
         unsigned, so a negative index is huge) for the bounds.
         """
-        key = (op, id(buffer), rows, starts, *map(id, indices))
-        operands = (buffer, *indices)
-        kept = self.recall(key, operands)
-        if kept is not None:
-            return kept
+        keep = False
+        for index in indices:
+            if index.shape[0] >= KEPT_SLOTS:
+                keep = True
+                break
+        if keep:
+            key = (op, id(buffer), rows, starts, *map(id, indices))
+            operands = (buffer, *indices)
+            kept = self.recall(key, operands)
+            if kept is not None:
+                return kept
         shape = buffer.shape
         strides = buffer.strides
         rank = len(shape)
@@ -654,7 +670,7 @@ class Machine:
             flat = flat.reshape((-1,) + (1,) * (len(vshape) - 1)) + offsets
         elif not rows:
             flat = self.spread(flat, buffer, vshape)
-        if not suspect:  # (in bounds for every slot: whatever the mask, the same answer)
+        if keep and not suspect:  # (in bounds for every slot: whatever the mask, the same answer)
             self.remember(key, operands, flat)
         return flat
 
@@ -912,6 +928,7 @@ class Machine:
         if hit is None:
             iv = np.asarray(values, dtype)
             wide = np.repeat(iv, threads)
+            wide.flags.writeable = False  # (shared by every run over these iterations)
             largest = int(iv.view(np.uint64).max()) if iv.dtype.itemsize == 8 else None
             hit = (iv, wide, largest)
             if wide.nbytes <= _INDUCTION_BYTES:
@@ -1040,6 +1057,7 @@ class Machine:
         entry = self._stored.get(id(buffer))
         if entry is not None and (entry[1] != grid or entry[2] != self.chunk.threads):
             self.settle_rows(buffer)
+        value.flags.writeable = False  # (loads hand it out: an in-place write fails loudly)
         self._stored[id(buffer)] = (buffer, grid, self.chunk.threads, value)
 
     def rows_stored(self, buffer: Buffer, grid: tuple, vshape: tuple[int, ...]) -> np.ndarray | None:

@@ -8,7 +8,7 @@ from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
 
 from layoutkit.backends.simt.dtypes import element_dtype, is_float, unsigned, vector_shape
-from layoutkit.backends.simt.machine import expand
+from layoutkit.backends.simt.machine import KEPT_SLOTS, expand
 from layoutkit.backends.simt.numerics import (
     BINARY,
     CMPF,
@@ -27,6 +27,23 @@ from layoutkit.ir.dialects.upstream import arith as patched
 
 @handles(arith.ConstantOp)
 def constant(m, op, mask) -> None:
+    """The constant's value, uniform (leading extent 1), read from the attribute once and
+    kept with the kernel, read-only (values are never written in place): reading a dense
+    attribute's values through xdsl costs microseconds per element."""
+    key = ("constant", op)
+    kept = m.static.get(key)
+    if kept is not None:
+        m.env[kept[0]] = kept[1]
+        return
+    _constant(m, op)
+    result = op.results[0]
+    if getattr(getattr(result.type, "encoding", None), "layout", None) is None:
+        value = m.env[result]  # (a TTGIR tensor's is spread by the run's layout: not kept)
+        value.flags.writeable = False
+        m.static[key] = (result, value)
+
+
+def _constant(m, op) -> None:
     attr = op.value
     dtype = element_dtype(op.result.type)
     if isinstance(attr, (IntegerAttr, FloatAttr)):
@@ -65,7 +82,7 @@ def binary(m, op, mask) -> None:
     lhs, rhs, result, function, dtype = _binary_info(m, op)
     env = m.env
     a, b = env[lhs], env[rhs]
-    if dtype.kind in "iu":
+    if dtype.kind in "iu" and max(a.shape[0], b.shape[0]) >= KEPT_SLOTS:
         key = (op, id(a), id(b))
         out = m.recall(key, (a, b))
         if out is None:
@@ -95,7 +112,8 @@ def division(m, op, mask) -> None:
     lhs, rhs, result, function, dtype = _binary_info(m, op)
     dividend, divisor = m.env[lhs], m.env[rhs]
     key = (op, id(dividend), id(divisor))
-    out = m.recall(key, (dividend, divisor))  # (kept only when no divisor at all was zero)
+    keep = max(dividend.shape[0], divisor.shape[0]) >= KEPT_SLOTS
+    out = m.recall(key, (dividend, divisor)) if keep else None  # (kept: no divisor was zero)
     if out is not None:
         m.env[result] = out
         return
@@ -106,7 +124,7 @@ def division(m, op, mask) -> None:
     if zero.any():
         m.fail(op, "integer division by zero", int(np.flatnonzero(zero)[0]))
     out = m.env[result] = np.asarray(function(dividend, divisor)).astype(dtype, copy=False)
-    if divisor.all():
+    if keep and divisor.all():
         m.remember(key, (dividend, divisor), out)
 
 
