@@ -102,3 +102,45 @@ def test_read_of_a_location_the_first_store_missed_is_uninitialized(batch):
     with pytest.raises(SimulationError, match=r"thread \(0, 0, 0\): reads shared memref 'sh' at "
                                               r"\(63,\) before any thread of the block stored there"):
         run(body, batch)
+
+
+BIG = "memref<256xf32, #gpu.address_space<workgroup>>"
+REUSED = f"""      %t = gpu.thread_id x
+      %b = gpu.block_id x
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c255 = arith.constant 255 : index
+      %c256 = arith.constant 256 : index
+      %sh = memref.alloc() : {BIG}
+      %bt = arith.muli %b, %c256 : index
+      %out = arith.addi %bt, %t : index
+      scf.for %k = %c0 to %c2 step %c1 {{
+        %kv = arith.index_cast %k : index to i32
+        %kf = arith.sitofp %kv : i32 to f32
+        memref.store %kf, %sh[%t] : {BIG}
+        gpu.barrier
+        %back = arith.subi %c255, %t : index
+        %v = memref.load %sh[%back] : {BIG}
+        memref.store %v, %x[%out] : memref<1024xf32>
+        gpu.barrier
+      }}
+"""
+
+
+def test_a_loop_invariant_staging_store_then_a_colliding_one_races():
+    """Four blocks of 256 threads (one chunk of 1,024 slots): the k loop's store to sh[t]
+    has the same locations every iteration (kept work) and is distinct; a store to sh[t / 2]
+    after the loop, the first after a barrier, still races: thread 0 writes sh[0], which
+    thread 1 wrote (numpy keeps the last of the two)."""
+    x = np.zeros(1024, np.float32)
+    module = kernel_module("%x: memref<1024xf32>", REUSED)
+    layoutkit.simulate(module, "k", 4, 256, {"x": x})
+    assert np.array_equal(x, np.ones(1024, np.float32))
+    colliding = REUSED + f"""      %half = arith.divui %t, %c2 : index
+      %one = arith.constant 1.0 : f32
+      memref.store %one, %sh[%half] : {BIG}"""
+    with pytest.raises(SimulationError, match=r"block \(0, 0, 0\), thread \(0, 0, 0\): data race on shared "
+                                              r"memref 'sh': this thread writes \(0,\), written by "
+                                              r"thread \(1, 0, 0\)"):
+        layoutkit.simulate(kernel_module("%x: memref<1024xf32>", colliding), "k", 4, 256, {"x": x})

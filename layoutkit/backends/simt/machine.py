@@ -785,13 +785,20 @@ class Machine:
     def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
         """Locations in the block-major data of ``buffer`` of offsets ``flat`` (threads or 1,
         *vector), or of the rows ``ids`` (active threads) when given: the offsets themselves
-        when the chunk is one block."""
+        when the chunk is one block. Kept for the same ``flat`` array (:meth:`recall`)."""
         if self.chunk.blocks == 1:
             return flat
         base = self.shared_base(buffer, flat.shape[1:])
         if ids is not None:
-            base = base[ids]
-        return base + flat
+            return base[ids] + flat
+        if flat.shape[0] < KEPT_SLOTS:
+            return base + flat
+        key = ("shared location", id(buffer), id(flat))  # (a loop-invariant access's: kept)
+        loc = self.recall(key, (buffer, flat))
+        if loc is None:
+            loc = base + flat
+            self.remember(key, (buffer, flat), loc)
+        return loc
 
     def gather_rows(self, buffer: Buffer, starts: np.ndarray, length: int) -> np.ndarray:
         """The rows of ``length`` consecutive elements of ``buffer``'s flat data starting at
