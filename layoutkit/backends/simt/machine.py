@@ -127,6 +127,28 @@ def take_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return taken.view(x.dtype).reshape(rows.shape[0], *x.shape[1:])
 
 
+def scatter_rows(data: np.ndarray, loc: np.ndarray, value: np.ndarray) -> None:
+    """``data[loc] = value`` for flat contiguous ``data`` and the locations ``loc`` (n, ..., L)
+    of vectors' rows: each row L consecutive elements (a vector's last dim; memrefs are
+    row-major). When L is a power of two and every row starts at a multiple of L, rows are
+    written as one wide element each (the same last-write-wins: two rows are the same
+    or disjoint), 3x faster. Example: f32 rows at [[6, 7], [2, 3]]: words 3 and 1 of data
+    as uint64."""
+    length = loc.shape[-1] if loc.ndim > 1 else 1
+    if (length < 2 or length & (length - 1) or value.dtype != data.dtype or data.ndim != 1
+            or not data.flags.c_contiguous):
+        data[loc] = value
+        return
+    width = length * data.itemsize
+    wide = _WIDE.get(width) or np.dtype((np.void, width))
+    rows = np.broadcast_to(value, loc.shape)
+    starts = loc[..., 0]
+    if rows.strides[-1] != data.itemsize or (starts & (length - 1)).any():
+        data[loc] = value
+        return
+    data.view(wide)[starts >> (length.bit_length() - 1)] = rows.view(wide)[..., 0]
+
+
 def threads_first(x: np.ndarray) -> np.ndarray:
     """View (*vector, threads) as (threads, *vector)."""
     return x.transpose(x.ndim - 1, *range(x.ndim - 1))
@@ -782,16 +804,18 @@ class Machine:
             base = self._bases[key] = base.reshape((self.chunk.threads, *vshape))
         return base
 
-    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
+    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None,
+                        keep: bool = False) -> np.ndarray:
         """Locations in the block-major data of ``buffer`` of offsets ``flat`` (threads or 1,
         *vector), or of the rows ``ids`` (active threads) when given: the offsets themselves
-        when the chunk is one block. Kept for the same ``flat`` array (:meth:`recall`)."""
+        when the chunk is one block. With ``keep`` (a store's: see RaceTracker.store), kept
+        for the same ``flat`` array (:meth:`recall`)."""
         if self.chunk.blocks == 1:
             return flat
         base = self.shared_base(buffer, flat.shape[1:])
         if ids is not None:
             return base[ids] + flat
-        if flat.shape[0] < KEPT_SLOTS:
+        if not keep or flat.shape[0] < KEPT_SLOTS:
             return base + flat
         key = ("shared location", id(buffer), id(flat))  # (a loop-invariant access's: kept)
         loc = self.recall(key, (buffer, flat))

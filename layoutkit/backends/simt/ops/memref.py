@@ -13,6 +13,7 @@ from layoutkit.backends.simt.machine import (
     expand,
     full,
     rows_to_threads,
+    scatter_rows,
     threads_first,
     threads_last,
     threads_to_rows,
@@ -227,17 +228,17 @@ def store(m, op, mask) -> None:
     if space == "global":
         if m.ordered:
             written, value = m.latest_stores(buffer, ids, flat, value)
-            buffer.data[written] = value
+            scatter_rows(buffer.data, written, value)
         else:
-            buffer.data[flat] = value
+            scatter_rows(buffer.data, flat, value)
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
         return
-    loc = m.shared_location(buffer, flat, ids)
+    loc = m.shared_location(buffer, flat, ids, keep=True)
     m.shared_access(op, buffer, "store", ids, flat, loc)
     if m.ordered:
         loc, value = m.latest_stores(buffer, ids, loc, value)
-    buffer.data.reshape(-1)[loc] = value
+    scatter_rows(buffer.data.reshape(-1), loc, value)
 
 
 @handles(AtomicRMWOp)
