@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from xdsl.dialects import scf
 
 from layoutkit.backends.simt import batching
-from layoutkit.backends.simt.machine import scatter_rows, take_rows
+from layoutkit.backends.simt.machine import take_rows
 
 from .kernels import kernel_module
 from .test_batching import assert_same, both
@@ -39,32 +39,6 @@ def test_take_rows_equals_fancy_indexing(dtype, shape, view, rows):
     taken = take_rows(x, index)
     assert taken.dtype == x.dtype and taken.flags.c_contiguous
     assert np.array_equal(taken, x[index])
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.sampled_from([np.float32, np.float16, np.int8, np.float64, np.bool_]),
-       st.sampled_from([1, 2, 4, 8, 3]), st.integers(1, 3), st.booleans(), st.booleans(),
-       st.sampled_from(["rows", "strided", "broadcast"]), st.integers(0, 2 ** 32 - 1))
-def test_scatter_rows_equals_numpy_assignment(dtype, length, count, aligned, shuffle, value_kind, seed):
-    """Rows of ``length`` consecutive locations, aligned or not, repeated (duplicates: the
-    last write wins) or not, values contiguous, strided or broadcast: the data equals
-    numpy's data[loc] = value, bit for bit."""
-    rng = np.random.default_rng(seed)
-    size = 64
-    starts = rng.integers(0, size // length, (5, count)) * length
-    if not aligned:
-        starts = rng.integers(0, size - length + 1, (5, count))
-    if shuffle:
-        starts = starts[rng.permutation(5)]
-    loc = starts[..., None] + np.arange(length)
-    source = rng.integers(-100, 100, (5, count, 2 * length)).astype(dtype)
-    value = {"rows": np.ascontiguousarray(source[..., :length]), "strided": source[..., length:],
-             "broadcast": np.broadcast_to(source[:1, :, :length], loc.shape)}[value_kind]
-    data = np.arange(size).astype(dtype)
-    want = data.copy()
-    want[loc] = value
-    scatter_rows(data, loc, value)
-    assert np.array_equal(data.view(np.uint8), want.view(np.uint8))
 
 
 def nested_vector_stores(outer: int, inner: int, a: int, b: int, c: int) -> str:

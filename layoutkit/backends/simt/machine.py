@@ -111,12 +111,12 @@ _WIDE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def take_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``x[rows]`` along the leading axis, a new C-contiguous array. A row whose elements are
-    contiguous (even in a strided view, e.g. ``d[:, 0]`` of a (n, 2, 2) array) is copied as
-    one wide element: numpy copies short rows one by one, 4-5x slower.
+    """``x[rows]`` along the leading axis, a new C-contiguous array. In a strided view whose
+    rows' elements are contiguous (e.g. ``d[:, 0]`` of a (n, 2, 2) array) a row is copied as
+    one wide element: numpy's take copies such short rows one by one, 4-5x slower.
     Example: x of shape (4096, 2) f32, strides (16, 4): taken as 4096 uint64s."""
     n = x.shape[0]
-    if x.ndim < 2 or not x.size:
+    if x.ndim < 2 or not x.size or x.flags.c_contiguous:  # (np.take copies contiguous rows fast)
         return np.take(x, rows, axis=0)
     flat = x.reshape(n, -1)  # (a view when each row's elements are evenly spaced)
     if flat.shape[1] > 1 and flat.strides[1] != x.itemsize:
@@ -125,28 +125,6 @@ def take_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     wide = _WIDE.get(width) or np.dtype((np.void, width))
     taken = np.take(flat.view(wide).reshape(n), rows)
     return taken.view(x.dtype).reshape(rows.shape[0], *x.shape[1:])
-
-
-def scatter_rows(data: np.ndarray, loc: np.ndarray, value: np.ndarray) -> None:
-    """``data[loc] = value`` for flat contiguous ``data`` and the locations ``loc`` (n, ..., L)
-    of vectors' rows: each row L consecutive elements (a vector's last dim; memrefs are
-    row-major). When L is a power of two and every row starts at a multiple of L, rows are
-    written as one wide element each (the same last-write-wins: two rows are the same
-    or disjoint), 3x faster. Example: f32 rows at [[6, 7], [2, 3]]: words 3 and 1 of data
-    as uint64."""
-    length = loc.shape[-1] if loc.ndim > 1 else 1
-    if (length < 2 or length & (length - 1) or value.dtype != data.dtype or data.ndim != 1
-            or not data.flags.c_contiguous):
-        data[loc] = value
-        return
-    width = length * data.itemsize
-    wide = _WIDE.get(width) or np.dtype((np.void, width))
-    rows = np.broadcast_to(value, loc.shape)
-    starts = loc[..., 0]
-    if rows.strides[-1] != data.itemsize or (starts & (length - 1)).any():
-        data[loc] = value
-        return
-    data.view(wide)[starts >> (length.bit_length() - 1)] = rows.view(wide)[..., 0]
 
 
 def threads_first(x: np.ndarray) -> np.ndarray:

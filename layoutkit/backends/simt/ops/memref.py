@@ -13,7 +13,6 @@ from layoutkit.backends.simt.machine import (
     expand,
     full,
     rows_to_threads,
-    scatter_rows,
     threads_first,
     threads_last,
     threads_to_rows,
@@ -228,9 +227,9 @@ def store(m, op, mask) -> None:
     if space == "global":
         if m.ordered:
             written, value = m.latest_stores(buffer, ids, flat, value)
-            scatter_rows(buffer.data, written, value)
+            buffer.data[written] = value
         else:
-            scatter_rows(buffer.data, flat, value)
+            buffer.data[flat] = value
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
         return
@@ -238,7 +237,7 @@ def store(m, op, mask) -> None:
     m.shared_access(op, buffer, "store", ids, flat, loc)
     if m.ordered:
         loc, value = m.latest_stores(buffer, ids, loc, value)
-    scatter_rows(buffer.data.reshape(-1), loc, value)
+    buffer.data.reshape(-1)[loc] = value
 
 
 @handles(AtomicRMWOp)
