@@ -109,6 +109,9 @@ class Chunk:
         self.block_xyz = _split3(self.block_local + first_block, geometry.grid)
         self.column = t  # each slot's column of private memory (see repeated)
         self._repeats: dict[int, Chunk] = {}
+        # each slot's thread id repeated k times, by k (race checks): built on first use and
+        # kept with the chunk, so across runs of one launch shape (see of)
+        self.thread_ids: dict[int, np.ndarray] = {}
 
     @staticmethod
     def of(geometry: Geometry, first_block: int, blocks: int) -> Chunk:
@@ -138,6 +141,7 @@ class Chunk:
         wide.thread_xyz = tuple(np.tile(a, times) for a in self.thread_xyz)
         wide.block_xyz = tuple(np.tile(a, times) for a in self.block_xyz)
         wide._repeats = {}
+        wide.thread_ids = {}
         return wide
 
     def where(self, t: int) -> str:

@@ -107,6 +107,26 @@ def full(value: np.ndarray, threads: int) -> np.ndarray:
     return np.broadcast_to(value, (threads, *value.shape[1:]))
 
 
+_WIDE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def take_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``x[rows]`` along the leading axis, a new C-contiguous array. In a strided view whose
+    rows' elements are contiguous (e.g. ``d[:, 0]`` of a (n, 2, 2) array) a row is copied as
+    one wide element: numpy's take copies such short rows one by one, 4-5x slower.
+    Example: x of shape (4096, 2) f32, strides (16, 4): taken as 4096 uint64s."""
+    n = x.shape[0]
+    if x.ndim < 2 or not x.size or x.flags.c_contiguous:  # (np.take copies contiguous rows fast)
+        return np.take(x, rows, axis=0)
+    flat = x.reshape(n, -1)  # (a view when each row's elements are evenly spaced)
+    if flat.shape[1] > 1 and flat.strides[1] != x.itemsize:
+        return np.take(x, rows, axis=0)
+    width = flat.shape[1] * x.itemsize
+    wide = _WIDE.get(width) or np.dtype((np.void, width))
+    taken = np.take(flat.view(wide).reshape(n), rows)
+    return taken.view(x.dtype).reshape(rows.shape[0], *x.shape[1:])
+
+
 def threads_first(x: np.ndarray) -> np.ndarray:
     """View (*vector, threads) as (threads, *vector)."""
     return x.transpose(x.ndim - 1, *range(x.ndim - 1))
@@ -289,8 +309,9 @@ class Machine:
         self._stored: dict[int, tuple] = {}  # see stored_rows
         self._result_bytes = 0
         self._uniforms: dict[tuple, np.ndarray] = {}  # see uniform
-        self._widths: dict[tuple, int] = {}  # bytes per access, contiguity: by strides, vector shape
-        self.thread_ids: dict[int, np.ndarray] = {}  # each slot's thread id, repeated k times
+        # bytes per access, contiguity: by strides, vector shape (kept with the kernel: shapes only)
+        self._widths: dict[tuple, int] = self.static.setdefault("widths", {})
+        self.thread_ids: dict[int, np.ndarray] = chunk.thread_ids  # (Chunk.thread_ids)
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
         self._slot_caches: dict[Chunk, tuple[dict, dict]] = {}
         self.cache: dict = {}  # handlers' data kept for the run (e.g. mma's gathered A)
@@ -415,7 +436,7 @@ class Machine:
         self.chunk = self.chunk.repeated(times)
         caches = self._slot_caches.get(self.chunk)
         if caches is None:
-            caches = self._slot_caches[self.chunk] = ({}, {})
+            caches = self._slot_caches[self.chunk] = ({}, self.chunk.thread_ids)
         self._bases, self.thread_ids = caches
         self.weight *= times
         return saved
@@ -465,9 +486,9 @@ class Machine:
                     if len(kept) >= _NEST_ORDER_ENTRIES:
                         kept.clear()
                     kept[cached] = hit
-            rank, steps = hit  # (np.take of rows: 10x faster than indexing (n, 2) rows by rank)
-            value = np.take(np.broadcast_to(value, loc.shape), rank, axis=0)
-            loc = np.take(loc, rank, axis=0)
+            rank, steps = hit  # (take_rows: np.take of rows, each one wide element)
+            value = take_rows(np.broadcast_to(value, loc.shape), rank)
+            loc = take_rows(loc, rank)
             lowest, highest = epoch, epoch + times * inner - 1
             key = (steps + epoch).reshape(loc.shape)
         elif ids is None:
@@ -770,16 +791,25 @@ class Machine:
             base = self._bases[key] = base.reshape((self.chunk.threads, *vshape))
         return base
 
-    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
+    def shared_location(self, buffer: Buffer, flat: np.ndarray, ids: np.ndarray | None = None,
+                        keep: bool = False) -> np.ndarray:
         """Locations in the block-major data of ``buffer`` of offsets ``flat`` (threads or 1,
         *vector), or of the rows ``ids`` (active threads) when given: the offsets themselves
-        when the chunk is one block."""
+        when the chunk is one block. With ``keep`` (a store's: see RaceTracker.store), kept
+        for the same ``flat`` array (:meth:`recall`)."""
         if self.chunk.blocks == 1:
             return flat
         base = self.shared_base(buffer, flat.shape[1:])
         if ids is not None:
-            base = base[ids]
-        return base + flat
+            return base[ids] + flat
+        if not keep or flat.shape[0] < KEPT_SLOTS:
+            return base + flat
+        key = ("shared location", id(buffer), id(flat))  # (a loop-invariant access's: kept)
+        loc = self.recall(key, (buffer, flat))
+        if loc is None:
+            loc = base + flat
+            self.remember(key, (buffer, flat), loc)
+        return loc
 
     def gather_rows(self, buffer: Buffer, starts: np.ndarray, length: int) -> np.ndarray:
         """The rows of ``length`` consecutive elements of ``buffer``'s flat data starting at

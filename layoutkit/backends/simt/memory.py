@@ -3,6 +3,7 @@ private (one per thread), with bounds checks and shared-memory race tracking."""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +41,18 @@ SCAN_FACTOR = 64  # see RaceTracker.first_unwritten
 MAX_PENDING_READS = 256  # reads kept unfolded (RaceTracker.pending_reads) before folding
 
 
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array owning ``array``'s memory (itself unless a view)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _place(array: np.ndarray) -> tuple:
+    """Where ``array``'s elements lie in its root's memory: address, shape and strides."""
+    return array.__array_interface__["data"][0], array.shape, array.strides
+
+
 @dataclass
 class RaceTracker:
     """Who touched each shared location since the block's last barrier.
@@ -66,6 +79,9 @@ class RaceTracker:
         self.writer = np.full(n, -1, np.int32)
         self.reader = np.full(n, -1, np.int32)
         self.written = np.zeros(n, bool)  # ever stored to (not reset by barriers)
+        self.stored = False  # whether any location was (``written`` is all False until then)
+        # a read-only location array a store found distinct (values never change): see store
+        self._distinct: tuple[weakref.ref, tuple] | None = None
         # (locations, threads) of reads since the last store, or a function giving them
         self.pending_reads: list = []
         self.has_writes = False
@@ -166,7 +182,7 @@ class RaceTracker:
         if self.all_written:  # (never reset: nothing to add)
             return
         self.written[loc] = True
-        self._stored_since_scan = True
+        self._stored_since_scan = self.stored = True
 
     def defer_read(self, elements) -> None:
         """Record reads that need no check now (no store since the last barrier):
@@ -195,17 +211,31 @@ class RaceTracker:
 
         The first store since the barrier with no reads before it can race only with itself
         (two threads storing one location); when its locations are distinct, which one
-        boolean scatter and count show, it is kept unentered (``pending_write``) until a
-        later access needs ``writer``: a barrier usually comes first and forgets it."""
+        boolean scatter and count show (none for the same read-only array found distinct
+        before: a loop-invariant staging store), it is kept unentered (``pending_write``)
+        until a later access needs ``writer``: a barrier usually comes first and forgets it."""
         self._fold_reads()
         order = self.order
         if (order is None and not self.has_writes and not self.has_reads
                 and self.writer.size <= SCAN_FACTOR * loc.size):
-            seen = np.zeros(self.writer.size, bool)
-            seen[loc] = True
-            if np.count_nonzero(seen) == loc.size:
-                self.pending_write = (loc, thread)
+            first = not self.stored
+            known = self._distinct
+            if known is not None and known[0]() is _root(loc) and known[1] == _place(loc):
+                distinct = True  # (the same elements of a read-only array: the same values)
+            elif first:  # the buffer's first store: ``written`` (all False before) serves as seen
                 self.mark_written(loc)
+                distinct = np.count_nonzero(self.written) == loc.size
+            else:
+                seen = np.zeros(self.writer.size, bool)
+                seen[loc] = True
+                distinct = np.count_nonzero(seen) == loc.size
+            if distinct:
+                root = _root(loc)
+                if not root.flags.writeable:  # (kept work: a loop-invariant store's locations)
+                    self._distinct = weakref.ref(root), _place(loc)
+                self.pending_write = (loc, thread)
+                if not first:
+                    self.mark_written(loc)
                 self.has_writes = True
                 return None
         self._fold_write()

@@ -233,7 +233,7 @@ def store(m, op, mask) -> None:
         if m.stats.sectors is not None:
             count_global_sectors(m, op, buffer, ids, flat)
         return
-    loc = m.shared_location(buffer, flat, ids)
+    loc = m.shared_location(buffer, flat, ids, keep=True)
     m.shared_access(op, buffer, "store", ids, flat, loc)
     if m.ordered:
         loc, value = m.latest_stores(buffer, ids, loc, value)
