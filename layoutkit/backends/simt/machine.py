@@ -145,8 +145,8 @@ def rows_to_threads(x: np.ndarray) -> np.ndarray:
     slots = columns
     for extent in groups:
         slots *= extent
-    if size > 16:
-        return np.swapaxes(x, -1, -2).reshape(slots, size)
+    if size > 16:  # (copied: a reshape of the swapped view may be a view of the data)
+        return np.swapaxes(x, -1, -2).copy().reshape(slots, size)
     out = np.empty((*groups, columns, size), x.dtype)
     for e in range(size):
         out[..., e] = x[..., e, :]
