@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import layoutkit
 
@@ -99,3 +101,75 @@ def test_write_write_race_across_iterations_names_the_first_race(accumulate, thr
     message = errors_of("%x: memref<8x64xf32>", body, 1, threads, {"x": x}, "data race on shared memref 's'")
     assert "thread (0, 0, 0): data race on shared memref 's': this thread writes (1,), " \
            "written by thread (1, 0, 0)" in message
+
+
+def accumulation_body(trips: int, lb: int, step: int, size: int, load: str, guard: bool, threads: int) -> str:
+    """acc[i] = acc[LOAD] + x[j, i, tt]^2 over j = lb, lb + step, ... (trips iterations) and
+    i < size, tt = t + block * threads; with ``guard`` stored only while j < tt % 40."""
+    store = f"memref.store %s, %acc[%i] : memref<{size}xf32>"
+    if guard:
+        store = f"""%g = arith.cmpi ult, %j, %lim : index
+          scf.if %g {{
+            {store}
+          }}"""
+    return f"""
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %clb = arith.constant {lb} : index
+      %cub = arith.constant {lb + trips * step} : index
+      %cst = arith.constant {step} : index
+      %cI = arith.constant {size} : index
+      %cIm = arith.constant {size - 1} : index
+      %cT = arith.constant {threads} : index
+      %c40 = arith.constant 40 : index
+      %zero = arith.constant 0.0 : f32
+      %acc = memref.alloca() : memref<{size}xf32>
+      %t = gpu.thread_id x
+      %b = gpu.block_id x
+      %bt = arith.muli %b, %cT : index
+      %tt = arith.addi %t, %bt : index
+      %lim = arith.remui %tt, %c40 : index
+      scf.for %i = %c0 to %cI step %c1 {{
+        memref.store %zero, %acc[%i] : memref<{size}xf32>
+      }}
+      scf.for %j = %clb to %cub step %cst {{
+        scf.for %i = %c0 to %cI step %c1 {{
+          %ri = arith.subi %cIm, %i : index
+          %v = memref.load %x[%j, %i, %tt] : memref<48x4x256xf32>
+          %w = arith.mulf %v, %v : f32
+          %a = memref.load %acc[{load}] : memref<{size}xf32>
+          %s = arith.addf %a, %w : f32
+          {store}
+        }}
+      }}
+      scf.for %i = %c0 to %cI step %c1 {{
+        %a = memref.load %acc[%i] : memref<{size}xf32>
+        memref.store %a, %o[%i, %tt] : memref<4x256xf32>
+      }}"""
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([1, 3, 8, 16]), st.sampled_from([(0, 1), (0, 2), (1, 3), (5, 1)]),
+       st.sampled_from([2, 4]), st.sampled_from(["%i", "%ri", "%c0"]), st.booleans(),
+       st.sampled_from([32, 48, 64, 100]), st.sampled_from([1, 2]), st.integers(0, 2**16))
+def test_random_accumulations_equal_the_run_in_order_and_numpy(trips, start, size, load, guard, threads,
+                                                               grid, seed):
+    """Private accumulators (fissioned j loops: accumulation form when acc[i] is loaded,
+    a recurrence read across indices otherwise, partial warps, several blocks, a guarded
+    store) against numpy, one j and i at a time in f32."""
+    lb, step = start
+    x = np.random.default_rng(seed).standard_normal((48, 4, 256)).astype(np.float32)
+    body = accumulation_body(trips, lb, step, size, load, guard, threads)
+    runs = runs_of("%x: memref<48x4x256xf32>, %o: memref<4x256xf32>", body, grid, threads,
+                   {"x": x, "o": np.zeros((4, 256), np.float32)}, global_sectors=True)
+    n = grid * threads
+    tt = np.arange(n)
+    acc = np.zeros((size, n), np.float32)
+    for j in range(lb, lb + trips * step, step):
+        for i in range(size):
+            source = {"%i": i, "%ri": size - 1 - i, "%c0": 0}[load]
+            s = acc[source] + x[j, i, :n] * x[j, i, :n]
+            acc[i] = np.where(j < tt % 40, s, acc[i]) if guard else s
+    want = np.zeros((4, 256), np.float32)
+    want[:size, :n] = acc
+    assert np.array_equal(runs[1][0]["o"], want)
