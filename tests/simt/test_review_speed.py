@@ -173,3 +173,117 @@ def test_random_accumulations_equal_the_run_in_order_and_numpy(trips, start, siz
     want = np.zeros((4, 256), np.float32)
     want[:size, :n] = acc
     assert np.array_equal(runs[1][0]["o"], want)
+
+
+KEPT = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c4 = arith.constant 4 : index
+      %c8 = arith.constant 8 : index
+      %c512 = arith.constant 512 : index
+      %c4096 = arith.constant 4096 : index
+      %t = gpu.thread_id x
+"""
+
+
+def test_kept_division_reports_a_zero_divisor_once_its_thread_is_active():
+    """1024 threads (kept work): 4096 / (t - 512) under t > 512 divides by no zero; the same
+    division with every thread active then meets thread 512's zero."""
+    body = KEPT + """
+      %d = arith.subi %t, %c512 : index
+      %pos = arith.cmpi ugt, %t, %c512 : index
+      scf.if %pos {
+        %q0 = arith.divui %c4096, %d : index
+        %qi = arith.index_cast %q0 : index to i32
+        memref.store %qi, %o[%c4, %t] : memref<8x1024xi32>
+      }
+      scf.for %j = %c0 to %c2 step %c1 {
+        %q = arith.divui %c4096, %d : index
+        %qi = arith.index_cast %q : index to i32
+        memref.store %qi, %o[%j, %t] : memref<8x1024xi32>
+      }"""
+    message = errors_of("%o: memref<8x1024xi32>", body, 1, 1024, {"o": np.zeros((8, 1024), np.int32)},
+                        "integer division by zero")
+    assert "%q = arith.divui" in message and "thread (512, 0, 0)" in message
+
+
+def test_kept_addresses_out_of_bounds_only_for_inactive_threads():
+    """x[8 t] is in bounds for t < 512 only: read under that mask (twice: the second time
+    from kept work), then by every thread, which faults at thread 512."""
+    x = np.arange(4096, dtype=np.int32) * 3 - 5
+    body = KEPT + """
+      %i = arith.muli %t, %c8 : index
+      %small = arith.cmpi ult, %t, %c512 : index
+      scf.for %j = %c0 to %c2 step %c1 {
+        scf.if %small {
+          %v = memref.load %x[%i] : memref<4096xi32>
+          memref.store %v, %o[%j, %t] : memref<8x1024xi32>
+        }
+      }
+      %again = memref.load %x[%i] : memref<4096xi32>"""
+    signature = "%x: memref<4096xi32>, %o: memref<8x1024xi32>"
+    errors_of(signature, body, 1, 1024, {"x": x, "o": np.zeros((8, 1024), np.int32)},
+              r"thread \(512, 0, 0\): index \(4096,\) out of bounds")
+    runs = runs_of(signature, body.rsplit("\n", 1)[0], 1, 1024, {"x": x, "o": np.zeros((8, 1024), np.int32)})
+    want = np.zeros((8, 1024), np.int32)
+    want[:2, :512] = x[::8][:512]
+    assert np.array_equal(runs[1][0]["o"], want)
+
+
+def test_private_buffer_allocated_in_a_loop_with_kept_index_work():
+    """An alloca in the loop body (a new buffer each iteration) stored and loaded at
+    (j + t % 8) % 8 by 1024 threads: each iteration reads back x[4 t + j]."""
+    x = np.arange(4096, dtype=np.int32) * 7 + 1
+    body = KEPT + """
+      scf.for %j = %c0 to %c4 step %c1 {
+        %buf = memref.alloca() : memref<8xi32>
+        %k = arith.remui %t, %c8 : index
+        %jk = arith.addi %j, %k : index
+        %jk8 = arith.remui %jk, %c8 : index
+        %xi = arith.muli %t, %c4 : index
+        %xj = arith.addi %xi, %j : index
+        %v = memref.load %x[%xj] : memref<4096xi32>
+        memref.store %v, %buf[%jk8] : memref<8xi32>
+        %w = memref.load %buf[%jk8] : memref<8xi32>
+        memref.store %w, %o[%j, %t] : memref<8x1024xi32>
+      }"""
+    runs = runs_of("%x: memref<4096xi32>, %o: memref<8x1024xi32>", body, 1, 1024,
+                   {"x": x, "o": np.zeros((8, 1024), np.int32)})
+    want = np.zeros((8, 1024), np.int32)
+    want[:4] = x.reshape(1024, 4).T
+    assert np.array_equal(runs[1][0]["o"], want)
+
+
+def test_waiting_accumulator_read_with_other_shapes():
+    """acc[i, 0:2] += x[4 t + j] in a nested loop (rows stored through a view wait), read
+    after each j by a scalar load at (1, 1) and a vector<1> load at (j, 0)."""
+    x = np.arange(4096, dtype=np.int32) * 3 - 5
+    body = KEPT + """
+      %acc = memref.alloca() : memref<4x2xi32>
+      %z = arith.constant dense<0> : vector<2xi32>
+      scf.for %i = %c0 to %c4 step %c1 {
+        vector.store %z, %acc[%i, %c0] : memref<4x2xi32>, vector<2xi32>
+      }
+      scf.for %j = %c0 to %c4 step %c1 {
+        scf.for %i = %c0 to %c4 step %c1 {
+          %a = vector.load %acc[%i, %c0] : memref<4x2xi32>, vector<2xi32>
+          %xi = arith.muli %t, %c4 : index
+          %xj = arith.addi %xi, %j : index
+          %v = memref.load %x[%xj] : memref<4096xi32>
+          %vv = vector.broadcast %v : i32 to vector<2xi32>
+          %s = arith.addi %a, %vv : vector<2xi32>
+          vector.store %s, %acc[%i, %c0] : memref<4x2xi32>, vector<2xi32>
+        }
+        %e = memref.load %acc[%c1, %c1] : memref<4x2xi32>
+        %w = vector.load %acc[%j, %c0] : memref<4x2xi32>, vector<1xi32>
+        %w0 = vector.extract %w[0] : i32 from vector<1xi32>
+        %ew = arith.addi %e, %w0 : i32
+        memref.store %ew, %o[%j, %t] : memref<8x1024xi32>
+      }"""
+    runs = runs_of("%x: memref<4096xi32>, %o: memref<8x1024xi32>", body, 1, 1024,
+                   {"x": x, "o": np.zeros((8, 1024), np.int32)})
+    running = np.cumsum(x.reshape(1024, 4).T.astype(np.int64), axis=0)  # acc[*, *] after j
+    want = np.zeros((8, 1024), np.int32)
+    want[:4] = (2 * running).astype(np.int32)
+    assert np.array_equal(runs[1][0]["o"], want)
