@@ -287,3 +287,81 @@ def test_waiting_accumulator_read_with_other_shapes():
     want = np.zeros((8, 1024), np.int32)
     want[:4] = (2 * running).astype(np.int32)
     assert np.array_equal(runs[1][0]["o"], want)
+
+
+def fragments(matrices: np.ndarray, formula, count: int) -> np.ndarray:
+    """Per-lane fragments (warps * 32, count // 2, 2) of (warps, rows, cols) matrices."""
+    warps = matrices.shape[0]
+    out = np.zeros((warps * 32, count // 2, 2), matrices.dtype)
+    for lane in range(32):
+        for i in range(count):
+            r, c = formula(lane, i)
+            out[lane::32, i // 2, i % 2] = matrices[:, r, c]
+    return out
+
+
+@pytest.mark.parametrize("chain", [False, True])
+@pytest.mark.parametrize("threads, grid", [(128, 2), (96, 1)])
+def test_mma_accumulation_with_special_f16_values(chain, threads, grid):
+    """acc = mma(A_k, B_k, acc) over k (chained: mma(A_k, B_k, mma(A_k, B_k, acc))), the
+    accumulator in private memory (a fissioned loop), with inf, NaN, subnormal and
+    largest f16 inputs and NaN / -0.0 in C: against float64 products per warp."""
+    from .test_mma import ptx_a, ptx_b, ptx_c
+
+    rng = np.random.default_rng(threads + chain)
+    steps, warps = 4, grid * threads // 32
+    a = rng.standard_normal((steps, warps, 16, 16)).astype(np.float16)
+    b = rng.standard_normal((steps, warps, 16, 8)).astype(np.float16)
+    for m in (a, b):
+        pick = rng.random(m.shape) < 0.01
+        m[pick] = rng.choice(np.array([np.inf, -np.inf, np.nan, 6e-8, -6e-8, 65504, -0.0], np.float16), pick.sum())
+    c = rng.standard_normal((warps, 16, 8)).astype(np.float32)
+    c[0, 0, :2] = np.nan, -0.0
+    n = warps * 32
+    fa = np.stack([fragments(a[k], lambda lane, i: ptx_a(lane, i, 16), 8) for k in range(steps)])
+    fb = np.stack([fragments(b[k], ptx_b, 4) for k in range(steps)])
+    fc = fragments(c, ptx_c, 4)
+    second = """%d = nvgpu.mma.sync (%fa, %fb, %d0) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>""" \
+        if chain else "%d = arith.addf %d0, %zero : vector<2x2xf32>"
+    body = f"""
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %cK = arith.constant {steps} : index
+      %cB = arith.constant {threads} : index
+      %zero = arith.constant dense<0.0> : vector<2x2xf32>
+      %t0 = gpu.thread_id x
+      %bid = gpu.block_id x
+      %bb = arith.muli %bid, %cB : index
+      %t = arith.addi %t0, %bb : index
+      %acc = memref.alloca() : memref<2x2xf32>
+      %cin = vector.load %c[%t, %c0, %c0] : memref<{n}x2x2xf32>, vector<2x2xf32>
+      vector.store %cin, %acc[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
+      scf.for %k = %c0 to %cK step %c1 {{
+        %fa = vector.load %a[%k, %t, %c0, %c0] : memref<{steps}x{n}x4x2xf16>, vector<4x2xf16>
+        %fb = vector.load %b[%k, %t, %c0, %c0] : memref<{steps}x{n}x2x2xf16>, vector<2x2xf16>
+        %cf = vector.load %acc[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
+        %d0 = nvgpu.mma.sync (%fa, %fb, %cf) {{mmaShape = [16, 8, 16]}} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+        {second}
+        vector.store %d, %acc[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
+      }}
+      %r = vector.load %acc[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
+      vector.store %r, %o[%t, %c0, %c0] : memref<{n}x2x2xf32>, vector<2x2xf32>"""
+    signature = (f"%a: memref<{steps}x{n}x4x2xf16>, %b: memref<{steps}x{n}x2x2xf16>, "
+                 f"%c: memref<{n}x2x2xf32>, %o: memref<{n}x2x2xf32>")
+    runs = runs_of(signature, body, grid, threads, {"a": fa, "b": fb, "c": fc, "o": np.zeros((n, 2, 2), np.float32)})
+    want = c.astype(np.float64)
+    scale = np.abs(want)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(steps):
+            product = a[k].astype(np.float64) @ b[k].astype(np.float64)
+            size = np.abs(a[k].astype(np.float64)) @ np.abs(b[k].astype(np.float64))
+            for _ in range(2 if chain else 1):
+                want = want + product
+                scale = scale + size
+    got = runs[1][0]["o"]
+    want, scale = fragments(want, ptx_c, 4), fragments(scale, ptx_c, 4)
+    assert 0 < np.isnan(want).sum() < want.size // 2 and np.isinf(want).any()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    finite = np.isfinite(want)
+    assert np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    assert np.all(np.abs(got[finite] - want[finite]) <= 1e-5 * (1 + scale[finite]))
