@@ -365,3 +365,34 @@ def test_mma_accumulation_with_special_f16_values(chain, threads, grid):
     finite = np.isfinite(want)
     assert np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
     assert np.all(np.abs(got[finite] - want[finite]) <= 1e-5 * (1 + scale[finite]))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "fission runs the loop's other ops over every iteration before the recurrence's first: "
+    "x[40 j + t]'s out-of-bounds read at iteration 3 (thread 8) is reported instead of the "
+    "division by the accumulator's zero at iteration 2 (thread 0), which the run in order "
+    "(and the tree before fission) reports"))
+def test_recurrence_fault_before_a_later_iterations_fault():
+    body = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %c40 = arith.constant 40 : index
+      %c100 = arith.constant 100 : i32
+      %one = arith.constant 1 : i32
+      %init = arith.constant 2 : i32
+      %t = gpu.thread_id x
+      %acc = memref.alloca() : memref<1xi32>
+      memref.store %init, %acc[%c0] : memref<1xi32>
+      scf.for %j = %c0 to %c4 step %c1 {
+        %s = arith.muli %j, %c40 : index
+        %at = arith.addi %s, %t : index
+        %v = memref.load %x[%at] : memref<128xi32>
+        %a = memref.load %acc[%c0] : memref<1xi32>
+        %q = arith.divui %c100, %a : i32
+        %n = arith.subi %a, %one : i32
+        %w = arith.addi %n, %v : i32
+        memref.store %w, %acc[%c0] : memref<1xi32>
+      }"""
+    message = errors_of("%x: memref<128xi32>", body, 1, 32, {"x": np.zeros(128, np.int32)}, "thread")
+    assert "%q = arith.divui" in message and "thread (0, 0, 0): integer division by zero" in message
