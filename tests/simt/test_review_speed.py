@@ -85,12 +85,6 @@ ACCUMULATE = """scf.for %i = %c0 to %c4 step %c1 {
         }"""
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a batched store whose slots overwrite each other across iterations reports the first "
-    "slot overwritten by any later one, not the first race in iteration order: with 48 "
-    "threads thread (1, 0, 0) instead of (0, 0, 0) (batching's docstring promises the same "
-    "thread); pre-existing for batched loops, and since fission also for loops with a "
-    "private recurrence, which ran in order before"))
 @pytest.mark.parametrize("accumulate", [False, True])
 @pytest.mark.parametrize("threads", [48, 64])
 def test_write_write_race_across_iterations_names_the_first_race(accumulate, threads):
@@ -367,11 +361,6 @@ def test_mma_accumulation_with_special_f16_values(chain, threads, grid):
     assert np.all(np.abs(got[finite] - want[finite]) <= 1e-5 * (1 + scale[finite]))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "fission runs the loop's other ops over every iteration before the recurrence's first: "
-    "x[40 j + t]'s out-of-bounds read at iteration 3 (thread 8) is reported instead of the "
-    "division by the accumulator's zero at iteration 2 (thread 0), which the run in order "
-    "(and the tree before fission) reports"))
 def test_recurrence_fault_before_a_later_iterations_fault():
     body = """
       %c0 = arith.constant 0 : index

@@ -20,11 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from xdsl.dialects import scf
+
 from layoutkit.backends.simt.cost_report import RunReport
 from layoutkit.backends.simt.errors import SimulationError
 from layoutkit.backends.simt.host import check_max_steps, run_function, run_kernel
 from layoutkit.backends.simt.launch import Geometry, bind_arguments, launch_dims
 from layoutkit.backends.simt.machine import DEFAULT_MAX_STEPS, Stats
+from layoutkit.backends.simt.memory import Buffer
 from layoutkit.backends.simt.ttgir import find_triton_kernel, run_triton
 from layoutkit.errors import LayoutError
 
@@ -90,7 +93,9 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     warps touched against the minimum for the bytes they moved (``report.global_sectors``).
     ``batch_loops=False`` runs every ``scf.for`` one iteration at a time instead of running
     iterations that cannot see each other side by side (:mod:`~layoutkit.backends.simt.batching`;
-    the same results and reports either way).
+    the same results and reports either way). When a batched run fails, the kernel runs again
+    in order from its arguments as they were (kept before the run of a kernel with loops), so
+    the error is the first fault in program order.
 
     A Triton kernel (``tt.func``, TTGIR) runs the same way without ``block``: its block is
     ``ttg.num-warps`` x ``ttg.threads-per-warp`` threads, pointer arguments are numpy arrays
@@ -117,12 +122,44 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     func = find_kernel(module, kernel)
     geometry = Geometry(launch_dims("grid", grid), launch_dims("block", block), warp_size)
     values = bind_arguments(func, args)
-    stats = Stats(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps,
-                  count_sectors=global_sectors, batch_loops=batch_loops)
-    seconds = run_kernel(func, geometry, values, stats)
+    options = dict(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps,
+                   count_sectors=global_sectors)
+    stats = Stats(**options, batch_loops=batch_loops)
+    # arguments as they were, for a run in order should a batched one fail (see _in_order)
+    saved = [v.data.copy() for v in values if isinstance(v, Buffer)] \
+        if batch_loops and _has_loops(func) else None
+    try:
+        seconds = run_kernel(func, geometry, values, stats)
+    except SimulationError:
+        if saved is None:
+            raise
+        _in_order(func, geometry, values, saved, args, Stats(**options, batch_loops=False))
+        raise
     return SimulationReport(kernel, stats.ops, stats.thread_instructions, seconds,
                             shared_wavefronts=_wavefronts(stats), global_sectors=_sectors(stats),
                             barrier_arrivals=stats.barrier_arrivals, critical_path=stats.critical_path)
+
+
+def _has_loops(func) -> bool:
+    """Whether ``func`` holds an ``scf.for`` (one a batched run may reorder), kept with it."""
+    found = func.__dict__.get(_HAS_LOOPS)
+    if found is None:
+        found = func.__dict__[_HAS_LOOPS] = any(isinstance(op, scf.ForOp) for op in func.walk())
+    return found
+
+
+_HAS_LOOPS = "_layoutkit_simt_has_loops"
+
+
+def _in_order(func, geometry: Geometry, values: list, saved: list, args, stats: Stats) -> None:
+    """After a failed run with loop batching: the arguments put back as they were and the
+    kernel run again with every loop in order, so that its error -- raised from here -- is
+    the first fault in program order (a batched or fissioned loop runs later iterations'
+    ops before an earlier iteration's faulting one, and may meet another fault first).
+    Returns when the run in order does not fail (the caller re-raises the first error)."""
+    for buffer, data in zip((v for v in values if isinstance(v, Buffer)), saved):
+        buffer.data[...] = data
+    run_kernel(func, geometry, bind_arguments(func, args), stats)
 
 
 def _wavefronts(stats: Stats) -> dict[str, tuple[int, int]] | None:

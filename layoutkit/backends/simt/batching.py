@@ -28,8 +28,9 @@ seen by another, proved from the IR (``plan``) and the buffers at run time (``ru
 
 Example: ``scf.for %ni = 0 to 8 { ... %c = vector.load %acc[%mi, %ni, 0, 0] ...
 vector.store %d, %acc[%mi, %ni, 0, 0] }`` over 128 threads runs each op once over 1024
-slots. A run that fails reports the same thread, though with several faults in different
-iterations it may name a later iteration's fault first. Kernels with named barriers
+slots. When a batched run fails, ``simulate`` runs the kernel again in order from its
+arguments as they were, so the error reported is the first fault in program order (a
+batched loop may meet a later iteration's fault first). Kernels with named barriers
 (:mod:`~layoutkit.backends.simt.fibers`) are not batched. ``batch_loops=False`` runs every
 loop one iteration at a time. A loop whose iterations see each other only through a
 recurrence in private memory is fissioned (:mod:`~layoutkit.backends.simt.fission`): the
