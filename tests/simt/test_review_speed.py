@@ -385,3 +385,43 @@ def test_recurrence_fault_before_a_later_iterations_fault():
       }"""
     message = errors_of("%x: memref<128xi32>", body, 1, 32, {"x": np.zeros(128, np.int32)}, "thread")
     assert "%q = arith.divui" in message and "thread (0, 0, 0): integer division by zero" in message
+
+
+def test_failed_batched_run_reruns_in_order_from_the_arguments_as_they_were():
+    """y is read and written before the fissioned loop: the run in order after a failed
+    batched run must start from y as the caller gave it. y = 0: the accumulator starts at
+    2 + 0 and the division by zero at iteration 2 comes first; from the y the failed run
+    left (5), it would start at 7, never reach zero, and x's out-of-bounds read at
+    iteration 3 would be reported instead."""
+    body = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %c40 = arith.constant 40 : index
+      %c100 = arith.constant 100 : i32
+      %one = arith.constant 1 : i32
+      %two = arith.constant 2 : i32
+      %five = arith.constant 5 : i32
+      %t = gpu.thread_id x
+      %old = memref.load %y[%t] : memref<32xi32>
+      %bumped = arith.addi %old, %five : i32
+      memref.store %bumped, %y[%t] : memref<32xi32>
+      %init = arith.addi %old, %two : i32
+      %acc = memref.alloca() : memref<1xi32>
+      memref.store %init, %acc[%c0] : memref<1xi32>
+      scf.for %j = %c0 to %c4 step %c1 {
+        %s = arith.muli %j, %c40 : index
+        %at = arith.addi %s, %t : index
+        %v = memref.load %x[%at] : memref<128xi32>
+        %a = memref.load %acc[%c0] : memref<1xi32>
+        %q = arith.divui %c100, %a : i32
+        %n = arith.subi %a, %one : i32
+        %w = arith.addi %n, %v : i32
+        memref.store %w, %acc[%c0] : memref<1xi32>
+      }"""
+    module = kernel_module("%x: memref<128xi32>, %y: memref<32xi32>", body)
+    for batch in (False, True):
+        args = {"x": np.zeros(128, np.int32), "y": np.zeros(32, np.int32)}
+        with pytest.raises(layoutkit.LayoutError, match="thread \\(0, 0, 0\\): integer division by zero"):
+            layoutkit.simulate(module, "k", 1, 32, args, batch_loops=batch)
+        assert np.array_equal(args["y"], np.full(32, 5, np.int32))  # stored once, as in order

@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import scf
+from xdsl.dialects import memref, scf, vector
+from xdsl.dialects.builtin import MemRefType
 
 from layoutkit.backends.simt.cost_report import RunReport
 from layoutkit.backends.simt.errors import SimulationError
 from layoutkit.backends.simt.host import check_max_steps, run_function, run_kernel
 from layoutkit.backends.simt.launch import Geometry, bind_arguments, launch_dims
 from layoutkit.backends.simt.machine import DEFAULT_MAX_STEPS, Stats
-from layoutkit.backends.simt.memory import Buffer
 from layoutkit.backends.simt.ttgir import find_triton_kernel, run_triton
 from layoutkit.errors import LayoutError
 
@@ -125,9 +125,8 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
     options = dict(count_banks=bank_conflicts, check_races=race_check, max_steps=max_steps,
                    count_sectors=global_sectors)
     stats = Stats(**options, batch_loops=batch_loops)
-    # arguments as they were, for a run in order should a batched one fail (see _in_order)
-    saved = [v.data.copy() for v in values if isinstance(v, Buffer)] \
-        if batch_loops and _has_loops(func) else None
+    # arguments a rerun in order needs as they were, should a batched run fail (_in_order)
+    saved = [values[i].data.copy() for i in _to_restore(func)] if batch_loops else None
     try:
         seconds = run_kernel(func, geometry, values, stats)
     except SimulationError:
@@ -140,15 +139,38 @@ def simulate(module, kernel: str, grid, block=None, args: Mapping | Sequence = (
                             barrier_arrivals=stats.barrier_arrivals, critical_path=stats.critical_path)
 
 
-def _has_loops(func) -> bool:
-    """Whether ``func`` holds an ``scf.for`` (one a batched run may reorder), kept with it."""
-    found = func.__dict__.get(_HAS_LOOPS)
+def _to_restore(func) -> tuple[int, ...]:
+    """Positions of the memref arguments of kernel ``func`` a run in order must see as they
+    were before a failed batched run wrote them: those both read and possibly written.
+    An argument only loaded (or measured) is never changed, one only stored to is never
+    read, so neither is copied (the matmuls and transposes copy nothing); a kernel without
+    ``scf.for`` is never batched. Kept with ``func``."""
+    found = func.__dict__.get(_RESTORE)
     if found is None:
-        found = func.__dict__[_HAS_LOOPS] = any(isinstance(op, scf.ForOp) for op in func.walk())
+        found = ()
+        if any(isinstance(op, scf.ForOp) for op in func.walk()):
+            found = tuple(i for i, arg in enumerate(func.body.blocks[0].args[:len(func.function_type.inputs)])
+                          if isinstance(arg.type, MemRefType) and _read_and_written(arg))
+        func.__dict__[_RESTORE] = found
     return found
 
 
-_HAS_LOOPS = "_layoutkit_simt_has_loops"
+def _read_and_written(arg) -> bool:
+    """Whether memref ``arg`` may be both read and written: every use a load or ``memref.dim``
+    (read only) or the memref of a store (written only) says no; any other use, yes."""
+    reads = writes = False
+    for use in arg.uses:
+        op = use.operation
+        if isinstance(op, (memref.LoadOp, vector.LoadOp, memref.DimOp)):
+            reads = True
+        elif isinstance(op, (memref.StoreOp, vector.StoreOp)) and use.index == 1:
+            writes = True
+        else:
+            return True
+    return reads and writes
+
+
+_RESTORE = "_layoutkit_simt_restore"
 
 
 def _in_order(func, geometry: Geometry, values: list, saved: list, args, stats: Stats) -> None:
@@ -157,8 +179,8 @@ def _in_order(func, geometry: Geometry, values: list, saved: list, args, stats: 
     the first fault in program order (a batched or fissioned loop runs later iterations'
     ops before an earlier iteration's faulting one, and may meet another fault first).
     Returns when the run in order does not fail (the caller re-raises the first error)."""
-    for buffer, data in zip((v for v in values if isinstance(v, Buffer)), saved):
-        buffer.data[...] = data
+    for i, data in zip(_to_restore(func), saved):
+        values[i].data[...] = data
     run_kernel(func, geometry, bind_arguments(func, args), stats)
 
 
