@@ -361,6 +361,21 @@ def test_mma_accumulation_with_special_f16_values(chain, threads, grid):
     assert np.all(np.abs(got[finite] - want[finite]) <= 1e-5 * (1 + scale[finite]))
 
 
+# acc falls by 1 per iteration from its initial value (x is zeros): 100 / acc divides by
+# zero once it reaches 0, while x[40 j + t] leaves x (128 elements) at iteration 3
+FALLING_ACCUMULATOR = """
+      scf.for %j = %c0 to %c4 step %c1 {
+        %s = arith.muli %j, %c40 : index
+        %at = arith.addi %s, %t : index
+        %v = memref.load %x[%at] : memref<128xi32>
+        %a = memref.load %acc[%c0] : memref<1xi32>
+        %q = arith.divui %c100, %a : i32
+        %n = arith.subi %a, %one : i32
+        %w = arith.addi %n, %v : i32
+        memref.store %w, %acc[%c0] : memref<1xi32>
+      }"""
+
+
 def test_recurrence_fault_before_a_later_iterations_fault():
     body = """
       %c0 = arith.constant 0 : index
@@ -373,16 +388,7 @@ def test_recurrence_fault_before_a_later_iterations_fault():
       %t = gpu.thread_id x
       %acc = memref.alloca() : memref<1xi32>
       memref.store %init, %acc[%c0] : memref<1xi32>
-      scf.for %j = %c0 to %c4 step %c1 {
-        %s = arith.muli %j, %c40 : index
-        %at = arith.addi %s, %t : index
-        %v = memref.load %x[%at] : memref<128xi32>
-        %a = memref.load %acc[%c0] : memref<1xi32>
-        %q = arith.divui %c100, %a : i32
-        %n = arith.subi %a, %one : i32
-        %w = arith.addi %n, %v : i32
-        memref.store %w, %acc[%c0] : memref<1xi32>
-      }"""
+""" + FALLING_ACCUMULATOR
     message = errors_of("%x: memref<128xi32>", body, 1, 32, {"x": np.zeros(128, np.int32)}, "thread")
     assert "%q = arith.divui" in message and "thread (0, 0, 0): integer division by zero" in message
 
@@ -409,16 +415,7 @@ def test_failed_batched_run_reruns_in_order_from_the_arguments_as_they_were():
       %init = arith.addi %old, %two : i32
       %acc = memref.alloca() : memref<1xi32>
       memref.store %init, %acc[%c0] : memref<1xi32>
-      scf.for %j = %c0 to %c4 step %c1 {
-        %s = arith.muli %j, %c40 : index
-        %at = arith.addi %s, %t : index
-        %v = memref.load %x[%at] : memref<128xi32>
-        %a = memref.load %acc[%c0] : memref<1xi32>
-        %q = arith.divui %c100, %a : i32
-        %n = arith.subi %a, %one : i32
-        %w = arith.addi %n, %v : i32
-        memref.store %w, %acc[%c0] : memref<1xi32>
-      }"""
+""" + FALLING_ACCUMULATOR
     module = kernel_module("%x: memref<128xi32>, %y: memref<32xi32>", body)
     for batch in (False, True):
         args = {"x": np.zeros(128, np.int32), "y": np.zeros(32, np.int32)}
