@@ -186,9 +186,21 @@ _KEPT_RESULT_LARGEST = 1 << 19
 KEPT_SLOTS = 1 << 10
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
-_INDUCTION_BYTES = 1 << 20  # ... and their bytes at most  # values kept by Machine.note_iterations
+_INDUCTION_BYTES = 1 << 20  # ... and their bytes at most
 _LASTING_ENTRIES = 256  # arrays lasting from run to run and work kept on them (note_lasting)
 _LASTING_BYTES = 1 << 21  # ... and their bytes at most
+
+
+def _keep_bounded(kept: dict, key, value, nbytes: int, max_bytes: int, max_entries: int | None = None) -> None:
+    """``kept[key] = value`` in a cache that counts its bytes under the key ``"bytes"``: all
+    is dropped first when ``nbytes`` more would pass ``max_bytes`` or it holds more than
+    ``max_entries`` entries (data kept with a kernel from run to run stays bounded)."""
+    total = kept.get("bytes", 0) + nbytes
+    if total > max_bytes or (max_entries is not None and len(kept) > max_entries):
+        kept.clear()
+        total = nbytes
+    kept["bytes"] = total
+    kept[key] = value
 
 
 def _grid_view(data: np.ndarray, grid: tuple) -> np.ndarray:
@@ -768,13 +780,7 @@ class Machine:
     def _keep_offsets(self, key: tuple, offsets: np.ndarray) -> np.ndarray:
         """Keep an offsets table (a function of shapes only) with the kernel's static data,
         for every run of the kernel; all are dropped beyond ``_KEPT_OFFSET_BYTES``."""
-        kept = self._offsets
-        total = kept.get("bytes", 0) + offsets.nbytes
-        if total > _KEPT_OFFSET_BYTES:
-            kept.clear()
-            total = offsets.nbytes
-        kept["bytes"] = total
-        kept[key] = offsets
+        _keep_bounded(self._offsets, key, offsets, offsets.nbytes, _KEPT_OFFSET_BYTES)
         return offsets
 
     def active_ids(self, mask: np.ndarray) -> np.ndarray | None:
@@ -950,13 +956,7 @@ class Machine:
             largest = int(iv.view(np.uint64).max()) if iv.dtype.itemsize == 8 else None
             hit = (iv, wide, largest)
             if wide.nbytes <= _INDUCTION_BYTES:
-                kept = self._inductions
-                total = kept.get("bytes", 0) + wide.nbytes
-                if len(kept) > _INDUCTION_ENTRIES or total > _INDUCTION_BYTES:
-                    kept.clear()
-                    total = wide.nbytes
-                kept[key] = hit
-                kept["bytes"] = total
+                _keep_bounded(self._inductions, key, hit, wide.nbytes, _INDUCTION_BYTES, _INDUCTION_ENTRIES)
         iv, wide, largest = hit
         if key in self._inductions:
             self.note_lasting(wide)
@@ -969,15 +969,8 @@ class Machine:
         """Note that ``value`` lasts from run to run of the kernel (kept with its static data,
         as :meth:`induction`'s arrays are), so that work on it may be kept so too (batching's
         repeats). Kept by identity (holding it), at most ``_LASTING_BYTES`` of them."""
-        kept = self.lasting
-        if kept.get(id(value)) is value:
-            return
-        total = kept.get("bytes", 0) + value.nbytes
-        if total > _LASTING_BYTES or len(kept) > _LASTING_ENTRIES:
-            kept.clear()
-            total = value.nbytes
-        kept["bytes"] = total
-        kept[id(value)] = value
+        if self.lasting.get(id(value)) is not value:
+            _keep_bounded(self.lasting, id(value), value, value.nbytes, _LASTING_BYTES, _LASTING_ENTRIES)
 
     def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:
         """Record that ``wide`` (n,) is ``np.repeat(values, width)``: equal within each group
@@ -1029,11 +1022,12 @@ class Machine:
         self._grouped[key] = (weakref.ref(value), answer)
         return answer
 
-    def row_view(self, op, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple[np.ndarray, bool] | None:
+    def row_view(self, op, buffer: Buffer, indices, vshape: tuple[int, ...]) -> tuple[np.ndarray, bool, tuple] | None:
         """A contiguous vector access of private ``buffer`` over every slot, by indices each
         uniform or equal within groups of the data's ``columns`` slots (:meth:`iterations`),
         as a strided view (*groups, size, columns) of its (elements, columns) data, and
-        whether the groups' rows are disjoint (a store may write through the view); or None.
+        whether the groups' rows are disjoint (a store may write through the view), and the
+        grid (:meth:`stored_rows`); or None.
         In a batched loop slot ``g * columns + t`` is group g of thread t. The groups'
         starts must form a grid (:func:`progression`) and lie in bounds (else the general
         path checks and reports). Example: memref<4x8x2x2xf32> over 128 columns indexed
