@@ -46,6 +46,7 @@ from xdsl.dialects import memref, scf, vector
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
+from layoutkit.backends.simt.machine import keep_bounded
 from layoutkit.ir.dialects.upstream import nvgpu
 
 MAX_BATCH_SLOTS = 1 << 15  # thread slots of one batched run of a body (J * T)
@@ -342,7 +343,8 @@ def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
     of arrays that last from run to run (:meth:`Machine.note_lasting`: induction
     variables) are kept with them, and last too."""
     key = ("repeat", id(value), times)
-    kept = m.cache.get(key)
+    repeats = m.cache.setdefault("repeats", {})
+    kept = repeats.get(key)
     if kept is not None and kept[0] is value:
         return kept[1]
     kept_static = m.lasting
@@ -361,13 +363,7 @@ def _repeat(m, value: np.ndarray, times: int) -> np.ndarray:
         m.note_lasting(wide)
         kept_static[key] = (value, wide)
         return wide
-    total = m.cache.get("repeated bytes", 0) + wide.nbytes
-    if total > KEPT_BYTES:
-        for old in [k for k in m.cache if isinstance(k, tuple) and k and k[0] == "repeat"]:
-            del m.cache[old]
-        total = wide.nbytes
-    m.cache["repeated bytes"] = total
     if wide.nbytes <= KEPT_BYTES:
-        m.cache[key] = (value, wide)
+        keep_bounded(repeats, key, (value, wide), wide.nbytes, KEPT_BYTES)
     return wide
 

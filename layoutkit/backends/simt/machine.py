@@ -191,7 +191,7 @@ _LASTING_ENTRIES = 256  # arrays lasting from run to run and work kept on them (
 _LASTING_BYTES = 1 << 21  # ... and their bytes at most
 
 
-def _keep_bounded(kept: dict, key, value, nbytes: int, max_bytes: int, max_entries: int | None = None) -> None:
+def keep_bounded(kept: dict, key, value, nbytes: int, max_bytes: int, max_entries: int | None = None) -> None:
     """``kept[key] = value`` in a cache that counts its bytes under the key ``"bytes"``: all
     is dropped first when ``nbytes`` more would pass ``max_bytes`` or it holds more than
     ``max_entries`` entries (data kept with a kernel from run to run stays bounded)."""
@@ -780,7 +780,7 @@ class Machine:
     def _keep_offsets(self, key: tuple, offsets: np.ndarray) -> np.ndarray:
         """Keep an offsets table (a function of shapes only) with the kernel's static data,
         for every run of the kernel; all are dropped beyond ``_KEPT_OFFSET_BYTES``."""
-        _keep_bounded(self._offsets, key, offsets, offsets.nbytes, _KEPT_OFFSET_BYTES)
+        keep_bounded(self._offsets, key, offsets, offsets.nbytes, _KEPT_OFFSET_BYTES)
         return offsets
 
     def active_ids(self, mask: np.ndarray) -> np.ndarray | None:
@@ -956,7 +956,7 @@ class Machine:
             largest = int(iv.view(np.uint64).max()) if iv.dtype.itemsize == 8 else None
             hit = (iv, wide, largest)
             if wide.nbytes <= _INDUCTION_BYTES:
-                _keep_bounded(self._inductions, key, hit, wide.nbytes, _INDUCTION_BYTES, _INDUCTION_ENTRIES)
+                keep_bounded(self._inductions, key, hit, wide.nbytes, _INDUCTION_BYTES, _INDUCTION_ENTRIES)
         iv, wide, largest = hit
         if key in self._inductions:
             self.note_lasting(wide)
@@ -970,7 +970,7 @@ class Machine:
         as :meth:`induction`'s arrays are), so that work on it may be kept so too (batching's
         repeats). Kept by identity (holding it), at most ``_LASTING_BYTES`` of them."""
         if self.lasting.get(id(value)) is not value:
-            _keep_bounded(self.lasting, id(value), value, value.nbytes, _LASTING_BYTES, _LASTING_ENTRIES)
+            keep_bounded(self.lasting, id(value), value, value.nbytes, _LASTING_BYTES, _LASTING_ENTRIES)
 
     def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:
         """Record that ``wide`` (n,) is ``np.repeat(values, width)``: equal within each group
