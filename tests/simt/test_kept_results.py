@@ -123,7 +123,8 @@ def test_kept_results_are_read_only():
     import types
     from collections import OrderedDict
 
-    keeper = types.SimpleNamespace(_results=OrderedDict(), _result_bytes=0)
+    keeper = types.SimpleNamespace(_results=OrderedDict(), _result_bytes=0, lasting={}, _lasting_results={})
+    keeper.lasts = lambda arrays: Machine.lasts(keeper, arrays)
     a, b = np.arange(4), np.ones(4, np.int64)
     out = a + b
     Machine.remember(keeper, ("op", id(a), id(b)), (a, b), out)

@@ -112,6 +112,7 @@ class Chunk:
         # each slot's thread id repeated k times, by k (race checks): built on first use and
         # kept with the chunk, so across runs of one launch shape (see of)
         self.thread_ids: dict[int, np.ndarray] = {}
+        self.kept = False  # the same object for every run of its launch shape (of)
 
     @staticmethod
     def of(geometry: Geometry, first_block: int, blocks: int) -> Chunk:
@@ -142,6 +143,7 @@ class Chunk:
         wide.block_xyz = tuple(np.tile(a, times) for a in self.block_xyz)
         wide._repeats = {}
         wide.thread_ids = {}
+        wide.kept = self.kept
         return wide
 
     def where(self, t: int) -> str:
@@ -157,7 +159,9 @@ KEPT_CHUNK_SLOTS = 1 << 14
 
 @lru_cache(maxsize=KEPT_CHUNKS)
 def _kept_chunk(geometry: Geometry, first_block: int, blocks: int) -> Chunk:
-    return Chunk(geometry, first_block, blocks)
+    chunk = Chunk(geometry, first_block, blocks)
+    chunk.kept = True
+    return chunk
 
 
 def order_arguments(params, args, callee: str) -> tuple[list[str], list]:

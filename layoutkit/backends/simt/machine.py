@@ -187,8 +187,9 @@ KEPT_SLOTS = 1 << 10
 _UNIFORM_ENTRIES = 1024  # interned uniform loop induction values (Machine.uniform)
 _INDUCTION_ENTRIES = 64  # batched loops' induction variables kept (Machine.induction)
 _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most
-_LASTING_ENTRIES = 256  # arrays lasting from run to run and work kept on them (note_lasting)
-_LASTING_BYTES = 1 << 21  # ... and their bytes at most
+_LASTING_ENTRIES = 4096  # arrays lasting from run to run and work kept on them (note_lasting)
+_LASTING_BYTES = 1 << 23  # ... and their bytes at most
+_LASTING_RESULT_BYTES = 1 << 23  # results of work on lasting arrays kept with the kernel (remember)
 
 
 def keep_bounded(kept: dict, key, value, nbytes: int, max_bytes: int, max_entries: int | None = None) -> None:
@@ -318,9 +319,10 @@ class Machine:
         # arrays that last from run to run, by id, and work kept on them (see note_lasting)
         self.lasting: dict = self.static.setdefault("lasting", {})
         self._results: OrderedDict[tuple, tuple] = OrderedDict()  # see recall
+        self._lasting_results: dict = self.static.setdefault("lasting results", {})  # see remember
         self._stored: dict[int, tuple] = {}  # see stored_rows
         self._result_bytes = 0
-        self._uniforms: dict[tuple, np.ndarray] = {}  # see uniform
+        self._uniforms: dict[tuple, np.ndarray] = self.static.setdefault("uniforms", {})  # see uniform
         # bytes per access, contiguity: by strides, vector shape (kept with the kernel: shapes only)
         self._widths: dict[tuple, int] = self.static.setdefault("widths", {})
         self.thread_ids: dict[int, np.ndarray] = chunk.thread_ids  # (Chunk.thread_ids)
@@ -526,23 +528,45 @@ class Machine:
         """The result kept under ``key`` for exactly these ``operands`` (the same arrays), or
         None. Values are never written in place, so a pure op (index arithmetic, an access's
         addresses) run again on the same arrays, as a loop-invariant one on each iteration,
-        gives the kept result (:meth:`remember`)."""
+        gives the kept result (:meth:`remember`); on arrays that last from run to run (a
+        thread's ids, constants, induction variables), the result kept by an earlier run."""
         hit = self._results.get(key)
         if hit is None:
-            return None
+            hit = self._lasting_results.get(key)
+            if hit is None:
+                return None
+            for kept, operand in zip(hit[0], operands):
+                if kept is not operand:
+                    return None
+            return hit[1]
         for kept, operand in zip(hit[0], operands):
             if kept is not operand:
                 return None
         self._results.move_to_end(key)
         return hit[1]
 
+    def lasts(self, arrays) -> bool:
+        """Whether every one of ``arrays`` lasts from run to run (:meth:`note_lasting`)."""
+        lasting = self.lasting
+        for array in arrays:
+            if lasting.get(id(array)) is not array:
+                return False
+        return True
+
     def remember(self, key: tuple, operands: tuple, result: np.ndarray) -> None:
         """Keep ``result`` for :meth:`recall` (holding the operands, so that their ids are
-        not reused), the least recently used dropped beyond ``_KEPT_RESULT_BYTES``."""
+        not reused), the least recently used dropped beyond ``_KEPT_RESULT_BYTES``. Work on
+        arrays that all last from run to run is kept with the kernel (bounded by
+        ``_LASTING_RESULT_BYTES``) and its result lasts too: a kernel's index arithmetic on
+        its thread ids and constants runs once, not once per run."""
         size = result.nbytes
         if size > _KEPT_RESULT_LARGEST:
             return
         result.flags.writeable = False  # (an in-place write to a kept array fails loudly)
+        if self.lasts(operands):
+            keep_bounded(self._lasting_results, key, (operands, result), size, _LASTING_RESULT_BYTES)
+            self.note_lasting(result)
+            return
         results = self._results
         old = results.pop(key, None)
         if old is not None:
@@ -553,9 +577,10 @@ class Machine:
             self._result_bytes -= results.popitem(last=False)[1][1].nbytes
 
     def uniform(self, value: int, dtype) -> np.ndarray:
-        """The uniform value ``[value]`` of ``dtype``, one array per value (a sequential loop's
-        induction variable: work kept by operand identity (:meth:`recall`) carries over to
-        the iterations of later runs of the loop with the same value)."""
+        """The uniform value ``[value]`` of ``dtype``, one array per value, kept with the
+        kernel (a sequential loop's induction variable: work kept by operand identity
+        (:meth:`recall`) carries over to the iterations of later runs of the loop with the
+        same value, in this run and later ones: it lasts, :meth:`note_lasting`)."""
         key = (value, dtype)
         array = self._uniforms.get(key)
         if array is None:
@@ -563,6 +588,7 @@ class Machine:
                 self._uniforms.clear()
             array = self._uniforms[key] = np.array([value], dtype)
             array.flags.writeable = False  # (shared by every iteration with this value)
+        self.note_lasting(array)
         return array
 
     def step_limit(self, block: Block) -> None:
@@ -647,9 +673,10 @@ class Machine:
             if index.shape[0] >= KEPT_SLOTS:
                 keep = True
                 break
-        if keep:
-            key = (op, id(buffer), rows, starts, *map(id, indices))
-            operands = (buffer, *indices)
+        if keep or self.lasts(indices):  # (the offsets are a function of the shape and indices)
+            keep = True
+            key = (op, buffer.shape, vshape, rows, starts, *map(id, indices))
+            operands = tuple(indices)
             kept = self.recall(key, operands)
             if kept is not None:
                 return kept
@@ -968,8 +995,9 @@ class Machine:
     def note_lasting(self, value: np.ndarray) -> None:
         """Note that ``value`` lasts from run to run of the kernel (kept with its static data,
         as :meth:`induction`'s arrays are), so that work on it may be kept so too (batching's
-        repeats). Kept by identity (holding it), at most ``_LASTING_BYTES`` of them."""
-        if self.lasting.get(id(value)) is not value:
+        repeats). Kept by identity (holding it), at most ``_LASTING_BYTES`` of them (an
+        array of more than an eighth of that is not noted: it would drop the others)."""
+        if self.lasting.get(id(value)) is not value and value.nbytes <= _LASTING_BYTES // 8:
             keep_bounded(self.lasting, id(value), value, value.nbytes, _LASTING_BYTES, _LASTING_ENTRIES)
 
     def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:

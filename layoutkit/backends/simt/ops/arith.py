@@ -34,6 +34,7 @@ def constant(m, op, mask) -> None:
     kept = m.static.get(key)
     if kept is not None:
         m.env[kept[0]] = kept[1]
+        m.note_lasting(kept[1])
         return
     _constant(m, op)
     result = op.results[0]
@@ -41,6 +42,7 @@ def constant(m, op, mask) -> None:
         value = m.env[result]  # (a TTGIR tensor's is spread by the run's layout: not kept)
         value.flags.writeable = False
         m.static[key] = (result, value)
+        m.note_lasting(value)
 
 
 def _constant(m, op) -> None:
@@ -82,7 +84,7 @@ def binary(m, op, mask) -> None:
     lhs, rhs, result, function, dtype = _binary_info(m, op)
     env = m.env
     a, b = env[lhs], env[rhs]
-    if dtype.kind in "iu" and max(a.shape[0], b.shape[0]) >= KEPT_SLOTS:
+    if dtype.kind in "iu" and (max(a.shape[0], b.shape[0]) >= KEPT_SLOTS or m.lasts((a, b))):
         key = (op, id(a), id(b))
         out = m.recall(key, (a, b))
         if out is None:
@@ -112,7 +114,7 @@ def division(m, op, mask) -> None:
     lhs, rhs, result, function, dtype = _binary_info(m, op)
     dividend, divisor = m.env[lhs], m.env[rhs]
     key = (op, id(dividend), id(divisor))
-    keep = max(dividend.shape[0], divisor.shape[0]) >= KEPT_SLOTS
+    keep = max(dividend.shape[0], divisor.shape[0]) >= KEPT_SLOTS or m.lasts((dividend, divisor))
     out = m.recall(key, (dividend, divisor)) if keep else None  # (kept: no divisor was zero)
     if out is not None:
         m.env[result] = out

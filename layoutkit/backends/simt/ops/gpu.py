@@ -13,8 +13,11 @@ terminates(gpu.ReturnOp)
 
 
 def _id(m, op, arrays) -> None:
+    """The ids of dimension ``op.dimension``; a kept chunk's last from run to run."""
     dim = "xyz".index(op.dimension.data)
-    m.env[op.result] = arrays[dim]
+    ids = m.env[op.result] = arrays[dim]
+    if m.chunk.kept:
+        m.note_lasting(ids)
 
 
 @handles(gpu.ThreadIdOp)
@@ -46,7 +49,9 @@ def global_id(m, op, mask) -> None:
 
 @handles(gpu.LaneIdOp)
 def lane_id(m, op, mask) -> None:
-    m.env[op.result] = m.chunk.lane
+    lanes = m.env[op.result] = m.chunk.lane
+    if m.chunk.kept:
+        m.note_lasting(lanes)
 
 
 @handles(gpu.SubgroupSizeOp)
