@@ -10,7 +10,8 @@
    (``TRITON_INTERPRET=1``, set by this script before triton is imported, in this process)
    on the same problem, at 128x128x64 and 256x256x256: times and the speed-up (target 2x);
    matmul_mma also with ``batch_loops=False`` (every scf.for one iteration at a time, the
-   simulator before loop batching), in the same run.
+   simulator before loop batching), in the same run; and the first launch of matmul_mma
+   from a freshly parsed module (what a kernel keeps from launch to launch built anew).
 2. Element-wise kernels (vector_add, the swizzled transpose) at 1M and 16M threads:
    simulated thread-instructions per second.
 3. Peak memory of a 16M-thread run (tracemalloc: the peak of what the run allocates, the
@@ -257,7 +258,29 @@ def run_matmuls_against_triton(m: int, n: int, k: int, repeat: int, kernel) -> l
             if batch:
                 text += f" ({'meets' if ratio >= 2 else 'misses'} 2x)"
         lines.append(text + f"  [{result['ops']} IR ops executed]")
+    first = first_launch(m, n, k, repeat)
+    text = f"{'':<30} layoutkit {'matmul_mma.mlir first launch':<34} {first * 1e3:8.1f} ms"
+    if triton_seconds is not None:
+        text += f"  {triton_seconds / first:5.2f}x Triton's speed"
+    lines.append(text + "  (a fresh parse each time, not timed)")
     return lines
+
+
+def first_launch(m: int, n: int, k: int, repeat: int) -> float:
+    """Median CPU seconds of the first launch of matmul_mma from a freshly parsed module:
+    the runs above reuse what a kernel keeps from launch to launch (its static data per op,
+    the work on its thread ids and constants, batching's plans); this one builds it all."""
+    text = (KERNELS / "matmul_mma.mlir").read_text()
+    a, b, exact = matmul_problem(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    times = []
+    for _ in range(repeat):
+        module = parse_module(text)
+        start = time.process_time()
+        layoutkit.simulate(module, "matmul", (n // 128, m // 128), MATMULS["matmul_mma"], {"a": a, "b": b, "c": c})
+        times.append(time.process_time() - start)
+    assert np.allclose(c, exact, rtol=1e-3, atol=1e-3)
+    return statistics.median(times)
 
 
 def run_vector_add(n: int, repeat: int) -> dict:

@@ -90,6 +90,21 @@ def _inside(loop: Operation, value: SSAValue) -> bool:
     return op is not None and loop.is_ancestor(op)
 
 
+def defined_inside(loop: Operation, ops: list[Operation]) -> set[SSAValue]:
+    """The values defined in ``loop``'s regions (``ops``: every op in them): block arguments
+    and results (one set, instead of walking up from each operand's owner)."""
+    inside: set[SSAValue] = set()
+    for region in loop.regions:
+        for block in region.blocks:
+            inside.update(block.args)
+    for op in ops:
+        inside.update(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                inside.update(block.args)
+    return inside
+
+
 def survey(loop: scf.ForOp):
     """(values from outside, {memref: [(access, dims its induction variable indexes)]}) of
     ``loop``'s body, or None when its shape rules batching out: loop-carried values, an op
@@ -100,18 +115,20 @@ def survey(loop: scf.ForOp):
     iv = loop.body.blocks[0].args[0]
     outer: dict[SSAValue, None] = {}
     uses: dict[SSAValue, list[tuple[Operation, set[int]]]] = {}
-    for op in loop.body.walk():
+    ops = list(loop.body.walk())
+    inside = defined_inside(loop, ops)
+    for op in ops:
         if not isinstance(op, _PER_THREAD) and not op.name.startswith("arith."):
             return None
         if isinstance(op, scf.ForOp) and (op.iter_args or any(
-                _inside(loop, v) for v in (op.lb, op.ub, op.step))):
+                v in inside for v in (op.lb, op.ub, op.step))):
             return None  # (bounds from inside could differ by iteration: other op counts)
         for operand in op.operands:
-            if not _inside(loop, operand):
+            if operand not in inside:
                 outer.setdefault(operand)
         if isinstance(op, _ACCESSES):
             ref = accessed(op)
-            if _inside(loop, ref) or not isinstance(ref.type, MemRefType):
+            if ref in inside or not isinstance(ref.type, MemRefType):
                 return None
             vector_rank = len(op.results[0].type.get_shape()) if isinstance(op, vector.LoadOp) else (
                 len(op.operands[0].type.get_shape()) if isinstance(op, vector.StoreOp) else 0)
