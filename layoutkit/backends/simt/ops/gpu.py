@@ -49,9 +49,7 @@ def global_id(m, op, mask) -> None:
 
 @handles(gpu.LaneIdOp)
 def lane_id(m, op, mask) -> None:
-    lanes = m.env[op.result] = m.chunk.lane
-    if m.chunk.kept:
-        m.note_lasting(lanes)
+    m.env[op.result] = m.chunk.lane
 
 
 @handles(gpu.SubgroupSizeOp)
