@@ -319,6 +319,12 @@ class Layout:
         stride = self.stride
         return flatten(stride) if stride.__class__ is tuple else (stride,)
 
+    @_derived
+    def coalesced_modes(self) -> tuple[list[int], list[int]]:
+        """(shapes, strides) of the flat modes coalesced, kept (composition reads the left
+        operand's on every call); callers must not modify the lists."""
+        return _coalesce_flat(self.flat_shape, self.flat_stride)
+
     def __len__(self) -> int:
         return self.rank
 
@@ -804,7 +810,7 @@ def _compose(a: Layout, b_shape: IntTuple, b_stride: IntTuple,
              a_flat: tuple[list[int], list[int]] | None = None) -> Layout:
     """``a o (b_shape:b_stride)`` for a Layout ``a``, checked; ``a_flat``: ``a``'s modes
     already coalesced, when the caller has them."""
-    a_shapes, a_strides = _coalesce_flat(a.flat_shape, a.flat_stride) if a_flat is None else a_flat
+    a_shapes, a_strides = a.coalesced_modes if a_flat is None else a_flat
     if len(a_shapes) <= 1 and _non_negative(b_stride):
         # a is i -> i*d on every index (its one mode extends): a o b scales b's strides
         factor = a_strides[0] if a_shapes else 0
