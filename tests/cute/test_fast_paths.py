@@ -144,3 +144,21 @@ def test_zipped_divide_fast_path_equals_general(layout_shape, data):
             zipped_divide(layout, tiler)
         return
     assert zipped_divide(layout, tiler) == general
+
+
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(-20, 40)), min_size=1, max_size=5))
+@settings(max_examples=200, deadline=None)
+def test_kept_coalesced_modes_are_the_same_function(modes):
+    """A layout's kept coalesced modes (read by composition) evaluate every index as the
+    layout does, by brute force over its size, and no two neighbours could merge."""
+    shapes, strides = tuple(s for s, _ in modes), tuple(d for _, d in modes)
+    layout = Layout(shapes, strides)
+    cs, cd = layout.coalesced_modes
+    assert layout.coalesced_modes is layout.coalesced_modes  # (kept)
+    index = np.arange(layout.size)
+    want = layout.evaluate(index)
+    got, rest = np.zeros_like(index), index
+    for s, d in zip(cs, cd):
+        got, rest = got + (rest % s) * d, rest // s
+    assert np.array_equal(got, want) and 1 not in cs
+    assert all(s0 * d0 != d1 for s0, d0, d1 in zip(cs, cd, cd[1:]))
