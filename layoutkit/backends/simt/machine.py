@@ -190,6 +190,9 @@ _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most
 _LASTING_ENTRIES = 4096  # arrays lasting from run to run and work kept on them (note_lasting)
 _LASTING_BYTES = 1 << 23  # ... and their bytes at most
 _LASTING_RESULT_BYTES = 1 << 23  # results of work on lasting arrays kept with the kernel (remember)
+# ... and their entries at most: a sequential loop's one-element results (8 bytes each, some
+# hundreds with their keys and tuples) would otherwise hold ~1M entries, ~500 MB, per kernel
+_LASTING_RESULT_ENTRIES = 4096
 
 
 def keep_bounded(kept: dict, key, value, nbytes: int, max_bytes: int, max_entries: int | None = None) -> None:
@@ -564,7 +567,8 @@ class Machine:
             return
         result.flags.writeable = False  # (an in-place write to a kept array fails loudly)
         if self.lasts(operands):
-            keep_bounded(self._lasting_results, key, (operands, result), size, _LASTING_RESULT_BYTES)
+            keep_bounded(self._lasting_results, key, (operands, result), size, _LASTING_RESULT_BYTES,
+                         _LASTING_RESULT_ENTRIES)
             self.note_lasting(result)
             return
         results = self._results
