@@ -7,6 +7,8 @@ and what it keeps with the kernel stays bounded."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import layoutkit
 from layoutkit import LayoutError
@@ -84,3 +86,88 @@ def test_a_long_sequential_loop_keeps_a_bounded_number_of_lasting_results():
     i, t = np.arange(n)[:, None], np.arange(4)[None]
     assert np.array_equal(o, (((i * 3 + t) ^ i) - 5).sum(axis=0))
     assert len(static_of(module)["lasting results"]) <= 4097
+
+
+# thread g = block * block_dim + t, active when g < lim and (t % 4 != 0 or t >= z): it
+# divides g by t % 4 (zero for an active thread only when t % 4 == 0 and t >= z), and
+# stores a[t % 4 % 2, g // (t % 4) + s] + a[.., .. + 1] (a vector<2xf32> load of a
+# dynamic 2-d memref) to o[g]
+GUARDED = """
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      %c4 = arith.constant 4 : index
+      %t = gpu.thread_id x
+      %b = gpu.block_id x
+      %bd = gpu.block_dim x
+      %g0 = arith.muli %b, %bd : index
+      %g = arith.addi %g0, %t : index
+      %r4 = arith.remui %t, %c4 : index
+      %nz = arith.cmpi ne, %r4, %c0 : index
+      %big = arith.cmpi uge, %t, %z : index
+      %either = arith.ori %nz, %big : i1
+      %below = arith.cmpi ult, %g, %lim : index
+      %ok = arith.andi %either, %below : i1
+      scf.if %ok {
+        %q = arith.divui %g, %r4 : index
+        %col = arith.addi %q, %s : index
+        %row = arith.remui %r4, %c2 : index
+        %x = vector.load %a[%row, %col] : memref<?x?xf32>, vector<2xf32>
+        %x0 = vector.extract %x[0] : f32 from vector<2xf32>
+        %x1 = vector.extract %x[1] : f32 from vector<2xf32>
+        %y = arith.addf %x0, %x1 : f32
+        memref.store %y, %o[%g] : memref<?xf32>
+      }
+"""
+GUARDED_SIGNATURE = "%a: memref<?x?xf32>, %o: memref<?xf32>, %lim: index, %s: index, %z: index"
+
+
+def guarded_numpy(grid: int, block: int, args: dict):
+    """The output o, or the kind of error ("division" / "bounds") the launch must report."""
+    a, o = args["a"], args["o"].copy()
+    g = np.arange(grid * block)
+    t = g % block
+    r4 = t % 4
+    active = (g < args["lim"]) & ((r4 != 0) | (t >= args["z"]))
+    if (active & (r4 == 0)).any():
+        return "division"
+    g, r4 = g[active], r4[active]
+    col = g // r4 + args["s"]
+    if (col + 2 > a.shape[1]).any() or (g >= o.size).any():
+        return "bounds"
+    o[g] = a[r4 % 2, col] + a[r4 % 2, col + 1]
+    return o
+
+
+launch_options = st.sampled_from([{}, {"batch_loops": False}, {"global_sectors": True},
+                                  {"bank_conflicts": True}, {"race_check": False}])
+
+
+@st.composite
+def guarded_launch(draw):
+    block = draw(st.sampled_from([32, 33, 64, 96]))
+    grid = draw(st.sampled_from([1, 2, 3, 200]))  # (200 x 96 slots: a chunk not kept)
+    threads = grid * block
+    lim = draw(st.sampled_from([threads, threads // 2, 5]))
+    s = draw(st.integers(0, 3))
+    z = draw(st.sampled_from([block, block, block, 8, 0]))
+    cols = threads + s + 2 - draw(st.sampled_from([0, 0, threads // 2, threads - 2]))
+    seed = draw(st.integers(0, 2**16))
+    data = np.random.default_rng(seed).standard_normal((2, max(cols, 2))).astype(np.float32)
+    o = np.zeros(threads - draw(st.sampled_from([0, 0, 1])), np.float32)
+    return grid, block, {"a": data, "o": o, "lim": lim, "s": s, "z": z}, draw(launch_options)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(guarded_launch(), min_size=2, max_size=4))
+def test_guarded_divisions_and_dynamic_shapes_relaunched_equal_fresh_and_numpy(launches):
+    """Launches of one parsed module (kept chunks and a chunk of more than 1 << 14 slots,
+    dynamic shapes that shrink so that kept addresses would leave them, divisors zero only
+    for some threads in some launches) equal fresh parses, and numpy."""
+    seen = assert_relaunches_match_fresh(module_text(GUARDED_SIGNATURE, GUARDED), launches)
+    for (grid, block, args, _), got in zip(launches, seen):
+        want = guarded_numpy(grid, block, args)
+        if isinstance(want, str):
+            assert got[0] == "error" and ("division by zero" if want == "division" else "out of bounds") in got[2]
+        else:
+            assert got[0] == "ok", got
+            assert got[1]["o"] == want.tobytes()
