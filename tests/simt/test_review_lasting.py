@@ -171,3 +171,96 @@ def test_guarded_divisions_and_dynamic_shapes_relaunched_equal_fresh_and_numpy(l
         else:
             assert got[0] == "ok", got
             assert got[1]["o"] == want.tobytes()
+
+
+# a batched loop (vector loads of a dynamic memref through private memory, a division by
+# an argument) and a sequential one (a carried sum: uniform induction values), over k
+# iterations: o[(g*k + i)*4 + j] = a[i % 2 + s, 4i + g + j], u[g] = sum_i a[s, i + g]
+LOOPS = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c4 = arith.constant 4 : index
+      %zero = arith.constant 0.0 : f32
+      %p = memref.alloca() : memref<8x4xf32, #gpu.address_space<private>>
+      %t = gpu.thread_id x
+      %b = gpu.block_id x
+      %bd = gpu.block_dim x
+      %g0 = arith.muli %b, %bd : index
+      %g = arith.addi %g0, %t : index
+      scf.for %i = %c0 to %k step %c1 {
+        %i4 = arith.muli %i, %c4 : index
+        %r = arith.remui %i, %c2 : index
+        %row = arith.addi %r, %s : index
+        %col = arith.addi %i4, %g : index
+        %x = vector.load %a[%row, %col] : memref<?x?xf32>, vector<4xf32>
+        %pi = arith.remui %i, %c4 : index
+        %pj = arith.divui %t, %d : index
+        %pj2 = arith.remui %pj, %c2 : index
+        vector.store %x, %p[%pi, %c0] : memref<8x4xf32, #gpu.address_space<private>>, vector<4xf32>
+        %y = vector.load %p[%pi, %c0] : memref<8x4xf32, #gpu.address_space<private>>, vector<4xf32>
+        %pjx = arith.addi %pj2, %pi : index
+        %w = vector.load %p[%pjx, %c0] : memref<8x4xf32, #gpu.address_space<private>>, vector<4xf32>
+        %o1 = arith.muli %g, %k : index
+        %o2 = arith.addi %o1, %i : index
+        %o4 = arith.muli %o2, %c4 : index
+        vector.store %y, %o[%o4] : memref<?xf32>, vector<4xf32>
+      }
+      %sum = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %zero) -> (f32) {
+        %cj = arith.addi %j, %g : index
+        %v = memref.load %a[%s, %cj] : memref<?x?xf32>
+        %acc2 = arith.addf %acc, %v : f32
+        scf.yield %acc2 : f32
+      }
+      memref.store %sum, %u[%g] : memref<?xf32>
+"""
+LOOPS_SIGNATURE = "%a: memref<?x?xf32>, %o: memref<?xf32>, %u: memref<?xf32>, %k: index, %s: index, %d: index"
+
+
+def loops_numpy(threads: int, args: dict):
+    """(o, u), or None when the launch must fail (a bound or a zero divisor)."""
+    a, k, s = args["a"], args["k"], args["s"]
+    o, u = args["o"].copy(), args["u"].copy()
+    if k == 0:
+        return o, u
+    g = np.arange(threads)
+    if (args["d"] == 0 or s + min(k, 2) > a.shape[0] or 4 * (k - 1) + threads + 3 > a.shape[1]
+            or threads * k * 4 > o.size or threads > u.size):
+        return None
+    for i in range(k):
+        for j in range(4):
+            o[(g * k + i) * 4 + j] = a[i % 2 + s, 4 * i + g + j]
+    u[:threads] = a[s, g[:, None] + np.arange(k)].sum(axis=1)  # (small integers: exact)
+    return o, u
+
+
+@st.composite
+def loops_launch(draw):
+    block = draw(st.sampled_from([32, 64, 96]))
+    grid = draw(st.sampled_from([1, 2, 3]))
+    threads = grid * block
+    k = draw(st.sampled_from([0, 1, 2, 3, 5]))
+    s = draw(st.sampled_from([0, 0, 1]))
+    d = draw(st.sampled_from([1, 2, 3, 3, 0]))
+    rows = draw(st.sampled_from([2, 3, 3]))
+    cols = threads + 4 * k + draw(st.sampled_from([0, 0, -1, -4]))
+    seed = draw(st.integers(0, 2**16))
+    data = np.random.default_rng(seed).integers(-8, 8, (rows, max(cols, 1))).astype(np.float32)
+    o = np.zeros(max(threads * k * 4 - draw(st.sampled_from([0, 0, 1])), 1), np.float32)
+    return grid, block, {"a": data, "o": o, "u": np.zeros(threads, np.float32), "k": k, "s": s,
+                         "d": d}, draw(launch_options)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(loops_launch(), min_size=2, max_size=4))
+def test_batched_and_sequential_loops_relaunched_with_other_trip_counts_equal_fresh_and_numpy(launches):
+    """Trip counts, shapes and divisors change from launch to launch (batched loops on and
+    off): one parsed module gives what fresh parses give, and numpy."""
+    seen = assert_relaunches_match_fresh(module_text(LOOPS_SIGNATURE, LOOPS), launches)
+    for (grid, block, args, _), got in zip(launches, seen):
+        want = loops_numpy(grid * block, args)
+        if want is None:
+            assert got[0] == "error", got[:1]
+        else:
+            assert got[0] == "ok", got
+            assert (got[1]["o"], got[1]["u"]) == (want[0].tobytes(), want[1].tobytes())
