@@ -264,3 +264,52 @@ def test_batched_and_sequential_loops_relaunched_with_other_trip_counts_equal_fr
         else:
             assert got[0] == "ok", got
             assert (got[1]["o"], got[1]["u"]) == (want[0].tobytes(), want[1].tobytes())
+
+
+# the usual global index: block_id * block_dim + thread_id, then index math and an access
+GLOBAL_INDEX = """
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %t = gpu.thread_id x
+      %b = gpu.block_id x
+      %bd = gpu.block_dim x
+      %gd = gpu.grid_dim x
+      %ws = gpu.subgroup_size : index
+      %g0 = arith.muli %b, %bd : index
+      %g = arith.addi %g0, %t : index
+      %h = arith.muli %g, %c3 : index
+      %h1 = arith.addi %h, %c1 : index
+      %x = memref.load %a[%h1] : memref<?xf32>
+      %n = arith.muli %gd, %bd : index
+      %w = arith.remui %g, %ws : index
+      %nw = arith.addi %n, %w : index
+      %y = arith.index_cast %nw : index to i32
+      %yf = arith.sitofp %y : i32 to f32
+      %z = arith.addf %x, %yf : f32
+      memref.store %z, %o[%g] : memref<?xf32>
+"""
+
+
+def test_block_and_grid_extents_last_so_that_a_global_index_is_computed_once(monkeypatch):
+    """gpu.block_dim, grid_dim and subgroup_size gave a new array each run: noted lasting,
+    the work on them was kept with the kernel run after run (growing its lasting results)
+    and never found again. Now a relaunch of one shape keeps nothing new, and every launch
+    (shapes alternating) gives numpy's values."""
+    module = parse_module(module_text("%a: memref<?xf32>, %o: memref<?xf32>", GLOBAL_INDEX))
+    remembered = []
+    remember = machine.Machine.remember
+
+    def spy(self, key, operands, result):
+        remembered.append(key[0])
+        remember(self, key, operands, result)
+
+    monkeypatch.setattr(machine.Machine, "remember", spy)
+    for grid, block in [(4, 64), (2, 96), (4, 64), (4, 64), (2, 96)]:
+        n = grid * block
+        a = np.random.default_rng(n).standard_normal(3 * n + 1).astype(np.float32)
+        o = np.zeros(n, np.float32)
+        remembered.clear()
+        layoutkit.simulate(module, "k", grid, block, {"a": a, "o": o})
+        g = np.arange(n)
+        assert np.array_equal(o, a[3 * g + 1] + (n + g % 32).astype(np.float32))
+    assert remembered == []  # (the last launch's shape was run before: all of it kept)

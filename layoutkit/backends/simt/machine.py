@@ -582,7 +582,8 @@ class Machine:
 
     def uniform(self, value: int, dtype) -> np.ndarray:
         """The uniform value ``[value]`` of ``dtype``, one array per value, kept with the
-        kernel (a sequential loop's induction variable: work kept by operand identity
+        kernel (a launch extent such as gpu.block_dim; a sequential loop's induction
+        variable: work kept by operand identity
         (:meth:`recall`) carries over to the iterations of later runs of the loop with the
         same value, in this run and later ones: it lasts, :meth:`note_lasting`)."""
         key = (value, dtype)
