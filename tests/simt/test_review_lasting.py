@@ -313,3 +313,107 @@ def test_block_and_grid_extents_last_so_that_a_global_index_is_computed_once(mon
         g = np.arange(n)
         assert np.array_equal(o, a[3 * g + 1] + (n + g % 32).astype(np.float32))
     assert remembered == []  # (the last launch's shape was run before: all of it kept)
+
+
+# shared memory, several blocks per chunk: sh[(t * m) % bd] = a[g] (m an argument: a race
+# when two threads store one location), a barrier, then y = sh[(t + 1) % bd] and, for
+# t < lim, a vector<4xf32> load of sh[4t ..] (uninitialized past bd, out of bounds past 256)
+SHARED = """
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %sh = memref.alloc() : memref<256xf32, #gpu.address_space<workgroup>>
+      %t = gpu.thread_id x
+      %b = gpu.block_id x
+      %bd = gpu.block_dim x
+      %g0 = arith.muli %b, %bd : index
+      %g = arith.addi %g0, %t : index
+      %x = memref.load %a[%g] : memref<?xf32>
+      %tm = arith.muli %t, %m : index
+      %p = arith.remui %tm, %bd : index
+      memref.store %x, %sh[%p] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %t1 = arith.addi %t, %c1 : index
+      %q = arith.remui %t1, %bd : index
+      %y = memref.load %sh[%q] : memref<256xf32, #gpu.address_space<workgroup>>
+      %ok = arith.cmpi ult, %t, %lim : index
+      scf.if %ok {
+        %t4 = arith.muli %t, %c4 : index
+        %v = vector.load %sh[%t4] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+        %e = vector.extract %v[1] : f32 from vector<4xf32>
+        %z = arith.addf %y, %e : f32
+        memref.store %z, %o[%g] : memref<?xf32>
+      }
+"""
+
+
+def shared_numpy(grid: int, block: int, args: dict, checked: bool):
+    """o, or the words of the error the launch must report, or None (not told: unchecked
+    reads of unwritten shared memory)."""
+    a, o, m, lim = args["a"], args["o"].copy(), args["m"], args["lim"]
+    n = grid * block
+    if a.size < n:
+        return "out of bounds"
+    t = np.arange(block)
+    if np.unique(t * m % block).size < block:
+        return "race" if checked else None
+    reading = t[t < lim]
+    if (4 * reading + 4 > 256).any():
+        return "out of bounds"
+    if (4 * reading + 4 > block).any():
+        return "before any thread" if checked else None
+    for blk in range(grid):
+        sh = np.zeros(block, np.float32)
+        sh[t * m % block] = a[blk * block + t]
+        g = blk * block + reading
+        o[g] = sh[(reading + 1) % block] + sh[4 * reading + 1]
+    return o
+
+
+@st.composite
+def shared_launch(draw):
+    block = draw(st.sampled_from([32, 64, 128, 256]))
+    grid = draw(st.sampled_from([1, 2, 4, 8, 70]))  # (70 x 256 slots: a chunk not kept)
+    n = grid * block
+    lim = draw(st.sampled_from([block, block // 4, block // 4 + 1, 8]))
+    m = draw(st.sampled_from([1, 5, 3, 2]))
+    a = np.random.default_rng(draw(st.integers(0, 2**16))).standard_normal(
+        n - draw(st.sampled_from([0, 0, 1]))).astype(np.float32)
+    return grid, block, {"a": a, "o": np.zeros(n, np.float32), "lim": lim, "m": m}, draw(launch_options)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(shared_launch(), min_size=2, max_size=4))
+def test_shared_memory_with_several_blocks_per_chunk_relaunched_equal_fresh_and_numpy(launches):
+    """Races, uninitialized and out-of-bounds reads depending on the launch's arguments,
+    wavefronts counted or not: one parsed module gives what fresh parses give, and numpy."""
+    seen = assert_relaunches_match_fresh(
+        module_text("%a: memref<?xf32>, %o: memref<?xf32>, %lim: index, %m: index", SHARED), launches)
+    for (grid, block, args, options), got in zip(launches, seen):
+        want = shared_numpy(grid, block, args, options.get("race_check", True))
+        if isinstance(want, str):
+            assert got[0] == "error" and want in got[2], (want, got[:1] + got[2:3])
+        elif want is not None:
+            assert got[0] == "ok", got
+            assert got[1]["o"] == want.tobytes()
+
+
+def test_two_parses_of_one_text_launched_in_turn_keep_their_own_work():
+    """Two modules of the same text share the kept chunks (their thread ids) but not their
+    kernels' static data: launched in turn with other shapes, each equals numpy."""
+    text = module_text("%a: memref<?xf32>, %o: memref<?xf32>", GLOBAL_INDEX)
+    modules = [parse_module(text), parse_module(text)]
+    for i, (grid, block) in enumerate([(4, 64), (4, 64), (2, 96), (4, 64), (2, 96), (2, 96)]):
+        n = grid * block
+        a = np.random.default_rng(i).standard_normal(3 * n + 1 - 3 * (i == 3)).astype(np.float32)
+        o = np.zeros(n, np.float32)
+        if i == 3:  # (three elements short: thread (63, 0, 0) of block 3 reads a[766])
+            try:
+                layoutkit.simulate(modules[i % 2], "k", grid, block, {"a": a, "o": o})
+            except SimulationError as e:
+                assert "block (3, 0, 0), thread (63, 0, 0): index (766,) out of bounds" in str(e)
+            else:
+                raise AssertionError("no error")
+            continue
+        layoutkit.simulate(modules[i % 2], "k", grid, block, {"a": a, "o": o})
+        g = np.arange(n)
+        assert np.array_equal(o, a[3 * g + 1] + (n + g % 32).astype(np.float32))
