@@ -328,6 +328,7 @@ class Machine:
         self._uniforms: dict[tuple, np.ndarray] = self.static.setdefault("uniforms", {})  # see uniform
         # bytes per access, contiguity: by strides, vector shape (kept with the kernel: shapes only)
         self._widths: dict[tuple, int] = self.static.setdefault("widths", {})
+        self.note_chunk(chunk)
         self.thread_ids: dict[int, np.ndarray] = chunk.thread_ids  # (Chunk.thread_ids)
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
         self._slot_caches: dict[Chunk, tuple[dict, dict]] = {}
@@ -451,6 +452,7 @@ class Machine:
             self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads, times)
                                                for b in ordered}}
         self.chunk = self.chunk.repeated(times)
+        self.note_chunk(self.chunk)
         caches = self._slot_caches.get(self.chunk)
         if caches is None:
             caches = self._slot_caches[self.chunk] = ({}, self.chunk.thread_ids)
@@ -1004,6 +1006,15 @@ class Machine:
         array of more than an eighth of that is not noted: it would drop the others)."""
         if self.lasting.get(id(value)) is not value and value.nbytes <= _LASTING_BYTES // 8:
             keep_bounded(self.lasting, id(value), value, value.nbytes, _LASTING_BYTES, _LASTING_ENTRIES)
+
+    def note_chunk(self, chunk: Chunk) -> None:
+        """Note that a kept chunk's lanes, thread ids and block ids last from run to run
+        (:meth:`note_lasting`: the same arrays in every run of its launch shape, Chunk.of),
+        so that the gpu ops' handlers just read them."""
+        if chunk.kept:
+            self.note_lasting(chunk.lane)
+            for ids in chunk.thread_xyz + chunk.block_xyz:
+                self.note_lasting(ids)
 
     def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:
         """Record that ``wide`` (n,) is ``np.repeat(values, width)``: equal within each group

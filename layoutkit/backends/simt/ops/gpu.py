@@ -13,11 +13,9 @@ terminates(gpu.ReturnOp)
 
 
 def _id(m, op, arrays) -> None:
-    """The ids of dimension ``op.dimension``; a kept chunk's last from run to run."""
-    dim = "xyz".index(op.dimension.data)
-    ids = m.env[op.result] = arrays[dim]
-    if m.chunk.kept:
-        m.note_lasting(ids)
+    """The ids of dimension ``op.dimension`` (a kept chunk's last from run to run:
+    :meth:`Machine.note_chunk`)."""
+    m.env[op.result] = arrays["xyz".index(op.dimension.data)]
 
 
 @handles(gpu.ThreadIdOp)
@@ -56,9 +54,7 @@ def global_id(m, op, mask) -> None:
 
 @handles(gpu.LaneIdOp)
 def lane_id(m, op, mask) -> None:
-    lanes = m.env[op.result] = m.chunk.lane
-    if m.chunk.kept:
-        m.note_lasting(lanes)
+    m.env[op.result] = m.chunk.lane
 
 
 @handles(gpu.SubgroupSizeOp)
