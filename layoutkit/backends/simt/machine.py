@@ -190,6 +190,9 @@ _INDUCTION_BYTES = 1 << 20  # ... and their bytes at most
 _LASTING_ENTRIES = 4096  # arrays lasting from run to run and work kept on them (note_lasting)
 _LASTING_BYTES = 1 << 23  # ... and their bytes at most
 _LASTING_RESULT_BYTES = 1 << 23  # results of work on lasting arrays kept with the kernel (remember)
+# ... and their entries at most: a sequential loop's one-element results (8 bytes each, some
+# hundreds with their keys and tuples) would otherwise hold ~1M entries, ~500 MB, per kernel
+_LASTING_RESULT_ENTRIES = 4096
 
 
 def keep_bounded(kept: dict, key, value, nbytes: int, max_bytes: int, max_entries: int | None = None) -> None:
@@ -325,6 +328,7 @@ class Machine:
         self._uniforms: dict[tuple, np.ndarray] = self.static.setdefault("uniforms", {})  # see uniform
         # bytes per access, contiguity: by strides, vector shape (kept with the kernel: shapes only)
         self._widths: dict[tuple, int] = self.static.setdefault("widths", {})
+        self.note_chunk(chunk)
         self.thread_ids: dict[int, np.ndarray] = chunk.thread_ids  # (Chunk.thread_ids)
         # the two caches above for the chunk's slots repeated (repeated_slots), by chunk
         self._slot_caches: dict[Chunk, tuple[dict, dict]] = {}
@@ -448,6 +452,7 @@ class Machine:
             self.ordered = {**self.ordered, **{id(b): (b, self._owners(b), self._epoch, self.chunk.threads, times)
                                                for b in ordered}}
         self.chunk = self.chunk.repeated(times)
+        self.note_chunk(self.chunk)
         caches = self._slot_caches.get(self.chunk)
         if caches is None:
             caches = self._slot_caches[self.chunk] = ({}, self.chunk.thread_ids)
@@ -564,7 +569,8 @@ class Machine:
             return
         result.flags.writeable = False  # (an in-place write to a kept array fails loudly)
         if self.lasts(operands):
-            keep_bounded(self._lasting_results, key, (operands, result), size, _LASTING_RESULT_BYTES)
+            keep_bounded(self._lasting_results, key, (operands, result), size, _LASTING_RESULT_BYTES,
+                         _LASTING_RESULT_ENTRIES)
             self.note_lasting(result)
             return
         results = self._results
@@ -578,7 +584,8 @@ class Machine:
 
     def uniform(self, value: int, dtype) -> np.ndarray:
         """The uniform value ``[value]`` of ``dtype``, one array per value, kept with the
-        kernel (a sequential loop's induction variable: work kept by operand identity
+        kernel (a launch extent such as gpu.block_dim; a sequential loop's induction
+        variable: work kept by operand identity
         (:meth:`recall`) carries over to the iterations of later runs of the loop with the
         same value, in this run and later ones: it lasts, :meth:`note_lasting`)."""
         key = (value, dtype)
@@ -999,6 +1006,15 @@ class Machine:
         array of more than an eighth of that is not noted: it would drop the others)."""
         if self.lasting.get(id(value)) is not value and value.nbytes <= _LASTING_BYTES // 8:
             keep_bounded(self.lasting, id(value), value, value.nbytes, _LASTING_BYTES, _LASTING_ENTRIES)
+
+    def note_chunk(self, chunk: Chunk) -> None:
+        """Note that a kept chunk's lanes, thread ids and block ids last from run to run
+        (:meth:`note_lasting`: the same arrays in every run of its launch shape, Chunk.of),
+        so that the gpu ops' handlers just read them."""
+        if chunk.kept:
+            self.note_lasting(chunk.lane)
+            for ids in chunk.thread_xyz + chunk.block_xyz:
+                self.note_lasting(ids)
 
     def note_iterations(self, wide: np.ndarray, values: np.ndarray, width: int) -> None:
         """Record that ``wide`` (n,) is ``np.repeat(values, width)``: equal within each group

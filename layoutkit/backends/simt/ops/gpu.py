@@ -13,11 +13,9 @@ terminates(gpu.ReturnOp)
 
 
 def _id(m, op, arrays) -> None:
-    """The ids of dimension ``op.dimension``; a kept chunk's last from run to run."""
-    dim = "xyz".index(op.dimension.data)
-    ids = m.env[op.result] = arrays[dim]
-    if m.chunk.kept:
-        m.note_lasting(ids)
+    """The ids of dimension ``op.dimension`` (a kept chunk's last from run to run:
+    :meth:`Machine.note_chunk`)."""
+    m.env[op.result] = arrays["xyz".index(op.dimension.data)]
 
 
 @handles(gpu.ThreadIdOp)
@@ -30,14 +28,21 @@ def block_id(m, op, mask) -> None:
     _id(m, op, m.chunk.block_xyz)
 
 
+def _extent(m, op, extents) -> None:
+    """Extent ``op.dimension`` of ``extents``: the uniform array of its value, the same one
+    from run to run (:meth:`Machine.uniform`), so that index math on it is kept with the
+    kernel (a new array per run would be noted lasting, and its work kept, for nothing)."""
+    m.env[op.result] = m.uniform(extents["xyz".index(op.dimension.data)], np.dtype(np.int64))
+
+
 @handles(gpu.BlockDimOp)
 def block_dim(m, op, mask) -> None:
-    _id(m, op, [np.array([d], np.int64) for d in m.geometry.block])
+    _extent(m, op, m.geometry.block)
 
 
 @handles(gpu.GridDimOp)
 def grid_dim(m, op, mask) -> None:
-    _id(m, op, [np.array([d], np.int64) for d in m.geometry.grid])
+    _extent(m, op, m.geometry.grid)
 
 
 @handles(gpu.GlobalIdOp)
@@ -54,7 +59,7 @@ def lane_id(m, op, mask) -> None:
 
 @handles(gpu.SubgroupSizeOp)
 def subgroup_size(m, op, mask) -> None:
-    m.env[op.result] = np.array([m.geometry.warp_size], np.int64)
+    m.env[op.result] = m.uniform(m.geometry.warp_size, np.dtype(np.int64))  # (see _extent)
 
 
 @handles(gpu.SubgroupIdOp)
@@ -64,7 +69,7 @@ def subgroup_id(m, op, mask) -> None:
 
 @handles(gpu.NumSubgroupsOp)
 def num_subgroups(m, op, mask) -> None:
-    m.env[op.result] = np.array([m.geometry.slots_per_block // m.geometry.warp_size], np.int64)
+    m.env[op.result] = m.uniform(m.geometry.slots_per_block // m.geometry.warp_size, np.dtype(np.int64))
 
 
 @handles(gpu.BarrierOp)
