@@ -11,7 +11,7 @@ import pytest
 
 import layoutkit
 from layoutkit.backends.simt.errors import SimulationError
-from layoutkit.backends.simt.machine import Machine
+from layoutkit.backends.simt.machine import _STATIC_ATTRIBUTE, LASTING_TRIPS, Machine
 
 from .kernels import kernel_module
 
@@ -165,8 +165,8 @@ def test_sequential_induction_values_last_from_run_to_run():
     seen = []
     uniform = Machine.uniform
 
-    def spy(self, value, dtype):
-        array = uniform(self, value, dtype)
+    def spy(self, value, dtype, lasting=True):
+        array = uniform(self, value, dtype, lasting)
         seen.append(array)
         return array
 
@@ -180,3 +180,41 @@ def test_sequential_induction_values_last_from_run_to_run():
         Machine.uniform = uniform
     assert len(seen) == 8 and all(a is b for a, b in zip(seen[:4], seen[4:]))
     assert not seen[0].flags.writeable
+
+
+LONG_LOOP = """
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %t = gpu.thread_id x
+      %z = arith.constant 0 : index
+      %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (index) {
+        %i3 = arith.muli %i, %c3 : index
+        %ti = arith.addi %t, %i3 : index
+        %next = arith.addi %acc, %ti : index
+        scf.yield %next : index
+      }
+      %v = arith.index_cast %sum : index to i64
+      memref.store %v, %o[%t] : memref<?xi64>
+"""
+
+
+@pytest.mark.parametrize("trips", [LASTING_TRIPS, LASTING_TRIPS + 1])
+def test_only_short_loops_keep_their_iterations_work_with_the_kernel(trips):
+    """Work on a loop's induction values is kept with the kernel for a short loop (each
+    iteration's, reused by the next launch) but not for a longer one, whose results would
+    only fill the bounded store: kept entries grow with the short loop's trips, not the
+    long loop's. Each launch gives the formula's values."""
+    counts = []
+    for n in (trips, 2 * trips):
+        module = kernel_module("%o: memref<?xi64>, %n: index", LONG_LOOP)
+        o = np.zeros(32, np.int64)
+        layoutkit.simulate(module, "k", 1, 32, {"o": o, "n": n})
+        t = np.arange(32)
+        assert np.array_equal(o, n * t + 3 * n * (n - 1) // 2)
+        kernel = next(op for op in module.walk() if op.name == "gpu.func")
+        counts.append(len(kernel.__dict__[_STATIC_ATTRIBUTE]["lasting results"]))
+    if trips > LASTING_TRIPS:
+        assert counts[0] == counts[1]
+    else:
+        assert counts[0] >= trips  # (i * 3 at least, per iteration)

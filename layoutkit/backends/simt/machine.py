@@ -193,6 +193,10 @@ _LASTING_RESULT_BYTES = 1 << 23  # results of work on lasting arrays kept with t
 # ... and their entries at most: a sequential loop's one-element results (8 bytes each, some
 # hundreds with their keys and tuples) would otherwise hold ~1M entries, ~500 MB, per kernel
 _LASTING_RESULT_ENTRIES = 4096
+# sequential loops of at most this many iterations have induction values that last (work on
+# them kept with the kernel): a longer one's work per iteration, kept, would fill the bounded
+# kept results with entries used once a run (3000 iterations: relaunches 40% slower)
+LASTING_TRIPS = 64
 
 
 def keep_bounded(kept: dict, key, value, nbytes: int, max_bytes: int, max_entries: int | None = None) -> None:
@@ -582,12 +586,13 @@ class Machine:
         while self._result_bytes > _KEPT_RESULT_BYTES or len(results) > _KEPT_RESULT_ENTRIES:
             self._result_bytes -= results.popitem(last=False)[1][1].nbytes
 
-    def uniform(self, value: int, dtype) -> np.ndarray:
+    def uniform(self, value: int, dtype, lasting: bool = True) -> np.ndarray:
         """The uniform value ``[value]`` of ``dtype``, one array per value, kept with the
         kernel (a launch extent such as gpu.block_dim; a sequential loop's induction
-        variable: work kept by operand identity
-        (:meth:`recall`) carries over to the iterations of later runs of the loop with the
-        same value, in this run and later ones: it lasts, :meth:`note_lasting`)."""
+        variable: work kept by operand identity (:meth:`recall`) carries over to the
+        iterations of later runs of the loop with the same value). With ``lasting``, noted
+        to last from run to run (:meth:`note_lasting`), so that work on it is kept with the
+        kernel: not for a long loop's values (see ``LASTING_TRIPS``)."""
         key = (value, dtype)
         array = self._uniforms.get(key)
         if array is None:
@@ -595,7 +600,8 @@ class Machine:
                 self._uniforms.clear()
             array = self._uniforms[key] = np.array([value], dtype)
             array.flags.writeable = False  # (shared by every iteration with this value)
-        self.note_lasting(array)
+        if lasting:
+            self.note_lasting(array)
         return array
 
     def step_limit(self, block: Block) -> None:

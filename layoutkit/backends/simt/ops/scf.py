@@ -6,7 +6,7 @@ import numpy as np
 from xdsl.dialects import scf
 
 from layoutkit.backends.simt import batching
-from layoutkit.backends.simt.machine import expand, full, uses_named_barriers
+from layoutkit.backends.simt.machine import LASTING_TRIPS, expand, full, uses_named_barriers
 from layoutkit.backends.simt.ops import tensor as tensor_ops
 from layoutkit.backends.simt.registry import handles, terminates
 from layoutkit.ir.dialects.upstream import scf as upstream_scf
@@ -63,8 +63,9 @@ def for_(m, op, mask) -> None:
         ivs = range(int(lb[0]), int(ub[0]), int(step[0]))
         if m.batch_loops and len(ivs) > 1 and batching.run(m, op, mask, ivs, lb.dtype):
             return
+        lasting = len(ivs) <= LASTING_TRIPS
         for i in ivs:
-            m.env[iv_arg] = m.uniform(i, lb.dtype)
+            m.env[iv_arg] = m.uniform(i, lb.dtype, lasting)
             for arg, v in zip(carried_args, carried):
                 m.env[arg] = v
             carried = m.run_block(body, mask) or []
