@@ -144,44 +144,6 @@ def test_an_inactive_thread_out_of_bounds_is_told_from_an_active_one(order):
         assert np.array_equal(o[32:], np.arange(32)) and not o[:32].any()
 
 
-def test_sequential_induction_values_last_from_run_to_run():
-    """A loop that carries a value runs one iteration at a time, its induction variable a
-    uniform array: the same array in every launch, read-only."""
-    body = """
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %c4 = arith.constant 4 : index
-      %t = gpu.thread_id x
-      %z = arith.constant 0 : index
-      %sum = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %z) -> (index) {
-        %ti = arith.muli %t, %i : index
-        %next = arith.addi %acc, %ti : index
-        scf.yield %next : index
-      }
-      %v = arith.index_cast %sum : index to i64
-      memref.store %v, %o[%t] : memref<?xi64>
-"""
-    module = kernel_module("%o: memref<?xi64>", body)
-    seen = []
-    uniform = Machine.uniform
-
-    def spy(self, value, dtype, lasting=True):
-        array = uniform(self, value, dtype, lasting)
-        seen.append(array)
-        return array
-
-    try:
-        Machine.uniform = spy
-        for _ in range(2):
-            o = np.zeros(32, np.int64)
-            layoutkit.simulate(module, "k", 1, 32, {"o": o})
-            assert np.array_equal(o, np.arange(32) * 6)
-    finally:
-        Machine.uniform = uniform
-    assert len(seen) == 8 and all(a is b for a, b in zip(seen[:4], seen[4:]))
-    assert not seen[0].flags.writeable
-
-
 LONG_LOOP = """
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
@@ -197,6 +159,27 @@ LONG_LOOP = """
       %v = arith.index_cast %sum : index to i64
       memref.store %v, %o[%t] : memref<?xi64>
 """
+
+
+def test_sequential_induction_values_last_from_run_to_run(monkeypatch):
+    """A loop that carries a value runs one iteration at a time, its induction variable a
+    uniform array: the same array in every launch, read-only."""
+    module = kernel_module("%o: memref<?xi64>, %n: index", LONG_LOOP)
+    seen = []
+    uniform = Machine.uniform
+
+    def spy(self, value, dtype, lasting=True):
+        array = uniform(self, value, dtype, lasting)
+        seen.append(array)
+        return array
+
+    monkeypatch.setattr(Machine, "uniform", spy)
+    for _ in range(2):
+        o = np.zeros(32, np.int64)
+        layoutkit.simulate(module, "k", 1, 32, {"o": o, "n": 4})
+        assert np.array_equal(o, np.arange(32) * 4 + 18)  # sum over i < 4 of t + 3i
+    assert len(seen) == 8 and all(a is b for a, b in zip(seen[:4], seen[4:]))
+    assert not seen[0].flags.writeable
 
 
 @pytest.mark.parametrize("trips", [LASTING_TRIPS, LASTING_TRIPS + 1])
