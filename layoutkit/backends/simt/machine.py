@@ -540,18 +540,16 @@ class Machine:
         gives the kept result (:meth:`remember`); on arrays that last from run to run (a
         thread's ids, constants, induction variables), the result kept by an earlier run."""
         hit = self._results.get(key)
-        if hit is None:
+        recent = hit is not None  # (the run's own results are least-recently-used ordered)
+        if not recent:
             hit = self._lasting_results.get(key)
             if hit is None:
                 return None
-            for kept, operand in zip(hit[0], operands):
-                if kept is not operand:
-                    return None
-            return hit[1]
         for kept, operand in zip(hit[0], operands):
             if kept is not operand:
                 return None
-        self._results.move_to_end(key)
+        if recent:
+            self._results.move_to_end(key)
         return hit[1]
 
     def lasts(self, arrays) -> bool:
